@@ -1,0 +1,59 @@
+//! Availability (SPEC §4): the devices and providers a planner may consider.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, ErrorCode, Result, join_path};
+use crate::vocab::{Device, Provider};
+
+/// Which devices and providers a planner may consider.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct Availability {
+    /// Devices, each at most once. Default `["cpu"]`.
+    pub devices: Vec<Device>,
+    /// Providers, each at most once. Default `["reference", "torchLean"]`.
+    pub providers: Vec<Provider>,
+}
+
+impl Default for Availability {
+    fn default() -> Self {
+        Self { devices: vec![Device::Cpu], providers: vec![Provider::Reference, Provider::TorchLean] }
+    }
+}
+
+impl Availability {
+    /// Whether a capsule on `device` from `provider` may be considered.
+    pub fn admits(&self, device: Device, provider: Provider) -> bool {
+        self.has_device(device) && self.has_provider(provider)
+    }
+
+    pub fn has_device(&self, device: Device) -> bool {
+        self.devices.contains(&device)
+    }
+
+    pub fn has_provider(&self, provider: Provider) -> bool {
+        self.providers.contains(&provider)
+    }
+
+    /// Checks what serde cannot: no device or provider is repeated.
+    pub fn validate(&self, path: &str) -> Result<()> {
+        reject_repeats(&self.devices, &join_path(path, "devices"))?;
+        reject_repeats(&self.providers, &join_path(path, "providers"))
+    }
+}
+
+/// Fails on the first value that repeats an earlier one, naming its index.
+pub(crate) fn reject_repeats<T: PartialEq + std::fmt::Display>(values: &[T], path: &str) -> Result<()> {
+    for (index, value) in values.iter().enumerate() {
+        if values[..index].contains(value) {
+            return Err(Error::new(
+                ErrorCode::DuplicateValue,
+                format!("{path}[{index}]"),
+                format!("`{value}` is listed twice"),
+            ));
+        }
+    }
+    Ok(())
+}

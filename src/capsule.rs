@@ -1,0 +1,52 @@
+//! Kernel capsules (SPEC §5): one implementation of one op, and the built-in
+//! reference catalog that lets a default CPU config plan every op.
+
+use serde::{Deserialize, Serialize};
+
+use crate::vocab::{BackendOp, Device, Provider, TrustLevel, VJPMode};
+
+/// One implementation of one op.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct KernelCapsule {
+    pub name: String,
+    pub op: BackendOp,
+    pub provider: Provider,
+    pub device: Device,
+    pub trust_level: TrustLevel,
+    /// Default `true`.
+    #[serde(default = "default_true")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub supports_forward: bool,
+    /// Default `"none"`.
+    #[serde(default = "default_vjp")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub vjp_mode: VJPMode,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_vjp() -> VJPMode {
+    VJPMode::None
+}
+
+/// The built-in catalog: every op has a `reference` capsule on `cpu`, trust
+/// `checked`, VJP `torchLeanTape` (`none` for the two random ops).
+pub fn reference_capsules() -> Vec<KernelCapsule> {
+    BackendOp::ALL
+        .iter()
+        .map(|&op| KernelCapsule {
+            name: format!("reference.{op}"),
+            op,
+            provider: Provider::Reference,
+            device: Device::Cpu,
+            trust_level: TrustLevel::Checked,
+            supports_forward: true,
+            vjp_mode: if op.requires_vjp() { VJPMode::TorchLeanTape } else { VJPMode::None },
+        })
+        .collect()
+}

@@ -1,0 +1,99 @@
+//! Errors as data: a stable code, the path of the offending value, a sentence,
+//! and (for a bad spelling) the valid spellings. Every edge (Rust, JS, the
+//! command line) reports these same fields.
+
+use serde::Serialize;
+
+use crate::vocab::spelled_enum;
+
+spelled_enum! {
+    /// Stable, machine-matchable kinds of invalid input.
+    pub enum ErrorCode {
+        /// The text is not JSON (or has trailing characters).
+        InvalidJson = "invalid-json",
+        /// An object has a field the form does not define.
+        UnknownField = "unknown-field",
+        /// A required field is absent.
+        MissingField = "missing-field",
+        /// A field appears twice in one object.
+        DuplicateField = "duplicate-field",
+        /// A value has the wrong JSON type.
+        WrongType = "wrong-type",
+        /// A value has the right type but is out of range or malformed.
+        InvalidValue = "invalid-value",
+        /// A string is not one of a vocabulary's spellings.
+        UnknownVariant = "unknown-variant",
+        /// A list that must not repeat a value repeats one.
+        DuplicateValue = "duplicate-value",
+        /// Two fields that exclude each other are both present.
+        ConflictingFields = "conflicting-fields",
+        /// A list that must not be empty is empty.
+        EmptyList = "empty-list",
+        /// An option was given to a preset that does not take it.
+        UnsupportedOption = "unsupported-option",
+        /// A command-line usage error (unknown command, flag or argument).
+        Usage = "usage",
+        /// Reading the input failed.
+        Io = "io",
+    }
+}
+
+/// Invalid input, described precisely enough for a program to act on it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("{}", self.one_line())]
+pub struct Error {
+    /// What kind of problem this is.
+    pub code: ErrorCode,
+    /// Where: a JSON path such as `capsules[3].trustLevel`; empty for the
+    /// whole input.
+    pub path: String,
+    /// A sentence for people.
+    pub message: String,
+    /// For an unknown spelling: the valid spellings, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expected: Vec<String>,
+}
+
+impl Error {
+    pub fn new(code: ErrorCode, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { code, path: path.into(), message: message.into(), expected: Vec::new() }
+    }
+
+    /// A string that is not one of `spellings` for the vocabulary `type_name`.
+    pub fn unknown_spelling(type_name: &str, found: &str, spellings: &[&str]) -> Self {
+        Self {
+            code: ErrorCode::UnknownVariant,
+            path: String::new(),
+            message: format!(
+                "unknown {type_name} `{found}`, expected one of: {}",
+                spellings.join(", ")
+            ),
+            expected: spellings.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// The same error, located under `prefix` (e.g. `request` + `ops[2]`).
+    pub fn under(mut self, prefix: &str) -> Self {
+        self.path = join_path(prefix, &self.path);
+        self
+    }
+
+    /// `[code] at path: message`, on one line.
+    pub fn one_line(&self) -> String {
+        let path = if self.path.is_empty() { "(top level)" } else { &self.path };
+        format!("[{}] at {}: {}", self.code, path, self.message)
+    }
+}
+
+/// Joins JSON path segments: `a` + `b` = `a.b`, `a` + `[3]` = `a[3]`.
+pub fn join_path(prefix: &str, rest: &str) -> String {
+    match (prefix.is_empty(), rest.is_empty()) {
+        (true, _) => rest.to_string(),
+        (_, true) => prefix.to_string(),
+        _ if rest.starts_with('[') => format!("{prefix}{rest}"),
+        _ => format!("{prefix}.{rest}"),
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

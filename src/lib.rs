@@ -1,0 +1,46 @@
+//! Backend targets as data, their declared availability, and the explained
+//! capsule planner of `NN.Backend`, in one pure core shared by every edge:
+//! the command line (native and WASI), and the JavaScript API (browser, web
+//! worker, Node).
+//!
+//! ```
+//! use backend_targets::*;
+//! let target = Target::linux_cuda(true);
+//! let availability = target.declared_availability();
+//! assert_eq!(availability.devices, [Device::Cpu, Device::Cuda]);
+//! let result = plan(&PlanRequest::new(vec![BackendOp::Matmul])).unwrap();
+//! assert!(result.ok);
+//! ```
+
+mod vocab;
+
+pub mod availability;
+pub mod capsule;
+pub mod config;
+pub mod error;
+pub mod json;
+pub mod planner;
+pub mod request;
+pub mod schema;
+pub mod target;
+
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+pub mod cli;
+
+pub use availability::Availability;
+pub use capsule::{KernelCapsule, reference_capsules};
+pub use config::{BackendPreference, ExecutionConfig};
+pub use error::{Error, ErrorCode};
+pub use planner::{
+    Candidate, ConfigAttempt, Kernel, OpExplanation, PlanMode, PlanResult, Planner,
+    RejectionReason, Verdict, is_admissible, no_capsule_message, plan_ops,
+};
+pub use request::{
+    PlanRequest, parse_availability, parse_plan_request, parse_target, plan, plan_request_json,
+};
+pub use schema::SchemaName;
+pub use target::{NamedPreset, Preset, PresetOptions, Target, presets};
+pub use vocab::{
+    Accelerator, Architecture, BackendOp, BuildFeature, Device, OperatingSystem, Provider,
+    TrustLevel, TrustPolicy, VJPMode,
+};

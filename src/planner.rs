@@ -1,0 +1,472 @@
+//! The capsule planner (SPEC §5): per op, the first admissible capsule under a
+//! config and an availability, with every decision explained. Configs are
+//! tried in order (whole plan), or per op (fallback mode).
+
+use serde::Serialize;
+
+use crate::availability::Availability;
+use crate::capsule::KernelCapsule;
+use crate::config::ExecutionConfig;
+use crate::vocab::{BackendOp, Device, Provider, spelled_enum};
+
+spelled_enum! {
+    /// Why a capsule was not admissible: the first SPEC rule it broke, in
+    /// the order the rules are checked.
+    pub enum RejectionReason {
+        /// Step 1: its device is not in the availability.
+        DeviceNotAvailable = "device-not-available",
+        /// Step 1: its provider is not in the availability.
+        ProviderNotAvailable = "provider-not-available",
+        /// Rule 1: it does not support forward execution.
+        NoForward = "no-forward",
+        /// Rule 2: the config's trust policy refuses its trust level.
+        TrustRefused = "trust-refused",
+        /// Rule 3: the config's `only(p)` excludes its provider.
+        ProviderNotAllowed = "provider-not-allowed",
+        /// Rule 4: it runs on another device than the config's.
+        DeviceMismatch = "device-mismatch",
+        /// Rule 5: its VJP mode cannot serve the config's.
+        VjpIncompatible = "vjp-incompatible",
+    }
+}
+
+spelled_enum! {
+    /// What became of one capsule considered for one op.
+    pub enum Verdict {
+        /// The first admissible capsule: it runs the op.
+        Chosen = "chosen",
+        /// Admissible, but an earlier capsule was chosen.
+        Admissible = "admissible",
+        /// Not admissible; `reason` says which rule refused it.
+        Rejected = "rejected",
+    }
+}
+
+spelled_enum! {
+    /// How a list of configs is used.
+    pub enum PlanMode {
+        /// The first config that plans every op wins (SPEC §5).
+        WholePlan = "wholePlan",
+        /// Each op takes the first config that admits a capsule for it.
+        PerOp = "perOp",
+    }
+}
+
+impl Default for PlanMode {
+    fn default() -> Self {
+        Self::WholePlan
+    }
+}
+
+/// One capsule considered for one op, and what became of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct Candidate {
+    pub capsule: String,
+    /// Position of the capsule in the catalog.
+    pub catalog_index: usize,
+    pub provider: Provider,
+    pub device: Device,
+    pub verdict: Verdict,
+    /// Present when `verdict` is `rejected`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub reason: Option<RejectionReason>,
+    /// The decision as a sentence.
+    pub detail: String,
+}
+
+/// How one op fared under one config.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct OpExplanation {
+    pub op: BackendOp,
+    /// Position of the op in the request's `ops`.
+    pub op_index: usize,
+    /// The chosen capsule's name, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub capsule: Option<String>,
+    /// When no capsule was admissible:
+    /// `no admissible backend capsule for op <op> on device <device>`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub message: Option<String>,
+    /// Every capsule of this op, in planning order.
+    pub candidates: Vec<Candidate>,
+}
+
+/// One config tried, and how each op it was asked for fared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct ConfigAttempt {
+    pub config_index: usize,
+    pub config: ExecutionConfig,
+    /// Whether every op asked of this config was planned.
+    pub ok: bool,
+    /// The ops asked of this config (all of them in `wholePlan` mode; those
+    /// earlier configs could not serve in `perOp` mode). With `explain:
+    /// false`, only the ops it could not plan.
+    pub ops: Vec<OpExplanation>,
+}
+
+/// The capsule chosen for one requested op.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct Kernel {
+    pub op: BackendOp,
+    pub capsule: String,
+    pub provider: Provider,
+    pub device: Device,
+    /// The config that served this op.
+    pub config_index: usize,
+}
+
+/// The answer to a plan request: a plan (`ok: true`) or the explanation of
+/// why none exists (`ok: false`). Both are data, never an error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct PlanResult {
+    pub ok: bool,
+    pub mode: PlanMode,
+    /// `wholePlan` success: the index of the winning config.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub config_index: Option<usize>,
+    /// `wholePlan` success: the winning config.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub config: Option<ExecutionConfig>,
+    /// On success: one kernel per requested op, in request order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub kernels: Option<Vec<Kernel>>,
+    /// What was planned against.
+    pub availability: Availability,
+    /// Every config tried, in order, with its per-op explanation.
+    pub attempts: Vec<ConfigAttempt>,
+}
+
+/// SPEC §5 rules, in order, for a capsule already known to be of `op`:
+/// `None` when admissible, else the first rule it breaks.
+pub fn rejection(
+    capsule: &KernelCapsule,
+    op: BackendOp,
+    config: &ExecutionConfig,
+    availability: &Availability,
+) -> Option<RejectionReason> {
+    use RejectionReason::*;
+    Some(if !availability.has_device(capsule.device) {
+        DeviceNotAvailable
+    } else if !availability.has_provider(capsule.provider) {
+        ProviderNotAvailable
+    } else if !capsule.supports_forward {
+        NoForward
+    } else if !config.trust_policy.accepts(capsule.trust_level) {
+        TrustRefused
+    } else if !config.backend.allows(capsule.provider) {
+        ProviderNotAllowed
+    } else if capsule.device != config.device {
+        DeviceMismatch
+    } else if !config.vjp_mode.is_served_by(capsule.vjp_mode, op) {
+        VjpIncompatible
+    } else {
+        return None;
+    })
+}
+
+/// Whether `capsule` is admissible for `op` under `config` and `availability`.
+pub fn is_admissible(
+    capsule: &KernelCapsule,
+    op: BackendOp,
+    config: &ExecutionConfig,
+    availability: &Availability,
+) -> bool {
+    capsule.op == op && rejection(capsule, op, config, availability).is_none()
+}
+
+/// The SPEC §5 failure message.
+pub fn no_capsule_message(op: BackendOp, device: Device) -> String {
+    format!("no admissible backend capsule for op {op} on device {device}")
+}
+
+fn rejection_detail(
+    reason: RejectionReason,
+    capsule: &KernelCapsule,
+    config: &ExecutionConfig,
+) -> String {
+    use RejectionReason::*;
+    match reason {
+        DeviceNotAvailable => format!("device {} is not available", capsule.device),
+        ProviderNotAvailable => format!("provider {} is not available", capsule.provider),
+        NoForward => "the capsule does not support forward execution".to_string(),
+        TrustRefused => format!(
+            "trust policy {} does not accept trust level {}",
+            config.trust_policy, capsule.trust_level
+        ),
+        ProviderNotAllowed => format!(
+            "the config allows only provider {}, not {}",
+            config.backend.only_provider().map_or("?", |p| p.as_str()),
+            capsule.provider
+        ),
+        DeviceMismatch => format!(
+            "the capsule runs on {}, the config on {}",
+            capsule.device, config.device
+        ),
+        VjpIncompatible => format!(
+            "VJP mode {} cannot be served by a capsule with VJP mode {}",
+            config.vjp_mode, capsule.vjp_mode
+        ),
+    }
+}
+
+impl crate::config::BackendPreference {
+    fn only_provider(self) -> Option<Provider> {
+        match self {
+            Self::Only(provider) => Some(provider),
+            _ => None,
+        }
+    }
+}
+
+/// A catalog indexed by op once, then planned under any number of configs.
+pub struct Planner<'a> {
+    catalog: &'a [KernelCapsule],
+    availability: &'a Availability,
+    /// Catalog indices of each op's capsules, in catalog order.
+    by_op: Vec<Vec<usize>>,
+    explain: bool,
+}
+
+/// How one op fared under one config, before it becomes JSON.
+struct OpOutcome {
+    chosen: Option<usize>,
+    explanation: Option<OpExplanation>,
+}
+
+impl<'a> Planner<'a> {
+    pub fn new(catalog: &'a [KernelCapsule], availability: &'a Availability) -> Self {
+        let mut by_op = vec![Vec::new(); BackendOp::ALL.len()];
+        for (index, capsule) in catalog.iter().enumerate() {
+            by_op[capsule.op.index()].push(index);
+        }
+        Self { catalog, availability, by_op, explain: true }
+    }
+
+    /// With `false`, explanations are kept only for ops that fail.
+    pub fn explain(mut self, explain: bool) -> Self {
+        self.explain = explain;
+        self
+    }
+
+    /// The op's capsules in planning order: with `prefer(p)`, the capsules
+    /// of `p` first; catalog order within both groups.
+    fn planning_order(&self, op: BackendOp, config: &ExecutionConfig) -> Vec<usize> {
+        let indices = &self.by_op[op.index()];
+        match config.backend.preferred() {
+            None => indices.clone(),
+            Some(preferred) => {
+                let (mut first, rest): (Vec<usize>, Vec<usize>) =
+                    indices.iter().partition(|&&i| self.catalog[i].provider == preferred);
+                first.extend(rest);
+                first
+            }
+        }
+    }
+
+    fn plan_op(&self, op: BackendOp, op_index: usize, config: &ExecutionConfig) -> OpOutcome {
+        let order = self.planning_order(op, config);
+        let admissible =
+            |index: usize| rejection(&self.catalog[index], op, config, self.availability).is_none();
+        let chosen = order.iter().copied().find(|&index| admissible(index));
+        // Failures are always explained; successes only when asked.
+        let explanation = (self.explain || chosen.is_none())
+            .then(|| self.explain_op(op, op_index, config, &order, chosen));
+        OpOutcome { chosen, explanation }
+    }
+
+    fn explain_op(
+        &self,
+        op: BackendOp,
+        op_index: usize,
+        config: &ExecutionConfig,
+        order: &[usize],
+        chosen: Option<usize>,
+    ) -> OpExplanation {
+        let chosen_name = chosen.map(|c| self.catalog[c].name.as_str());
+        let candidates = order
+            .iter()
+            .map(|&index| {
+                let capsule = &self.catalog[index];
+                let reason = rejection(capsule, op, config, self.availability);
+                let (verdict, detail) = match reason {
+                    Some(reason) => (Verdict::Rejected, rejection_detail(reason, capsule, config)),
+                    None if chosen == Some(index) => {
+                        (Verdict::Chosen, "the first admissible capsule".to_string())
+                    }
+                    None => (
+                        Verdict::Admissible,
+                        format!("admissible, but {} comes first", chosen_name.unwrap_or_default()),
+                    ),
+                };
+                Candidate {
+                    capsule: capsule.name.clone(),
+                    catalog_index: index,
+                    provider: capsule.provider,
+                    device: capsule.device,
+                    verdict,
+                    reason,
+                    detail,
+                }
+            })
+            .collect();
+        OpExplanation {
+            op,
+            op_index,
+            capsule: chosen_name.map(str::to_string),
+            message: chosen.is_none().then(|| no_capsule_message(op, config.device)),
+            candidates,
+        }
+    }
+
+    /// Plans `ops` (given with their request positions) under one config.
+    fn attempt(
+        &self,
+        config_index: usize,
+        config: &ExecutionConfig,
+        ops: &[(usize, BackendOp)],
+    ) -> (ConfigAttempt, Vec<(usize, Option<usize>)>) {
+        let mut explanations = Vec::new();
+        let mut chosen = Vec::with_capacity(ops.len());
+        for &(op_index, op) in ops {
+            let outcome = self.plan_op(op, op_index, config);
+            chosen.push((op_index, outcome.chosen));
+            explanations.extend(outcome.explanation);
+        }
+        let ok = chosen.iter().all(|(_, c)| c.is_some());
+        (ConfigAttempt { config_index, config: *config, ok, ops: explanations }, chosen)
+    }
+
+    fn kernel(&self, op: BackendOp, capsule_index: usize, config_index: usize) -> Kernel {
+        let capsule = &self.catalog[capsule_index];
+        Kernel {
+            op,
+            capsule: capsule.name.clone(),
+            provider: capsule.provider,
+            device: capsule.device,
+            config_index,
+        }
+    }
+
+    /// Plans `ops` under `configs` (non-empty) in the given mode.
+    pub fn plan(&self, ops: &[BackendOp], configs: &[ExecutionConfig], mode: PlanMode) -> PlanResult {
+        match mode {
+            PlanMode::WholePlan => self.plan_whole(ops, configs),
+            PlanMode::PerOp => self.plan_per_op(ops, configs),
+        }
+    }
+
+    fn plan_whole(&self, ops: &[BackendOp], configs: &[ExecutionConfig]) -> PlanResult {
+        let indexed: Vec<(usize, BackendOp)> = ops.iter().copied().enumerate().collect();
+        let mut attempts = Vec::new();
+        for (config_index, config) in configs.iter().enumerate() {
+            let (attempt, chosen) = self.attempt(config_index, config, &indexed);
+            let ok = attempt.ok;
+            attempts.push(attempt);
+            if ok {
+                let kernels = chosen
+                    .iter()
+                    .zip(ops)
+                    .filter_map(|(&(_, c), &op)| c.map(|c| self.kernel(op, c, config_index)))
+                    .collect();
+                return PlanResult {
+                    ok: true,
+                    mode: PlanMode::WholePlan,
+                    config_index: Some(config_index),
+                    config: Some(*config),
+                    kernels: Some(kernels),
+                    availability: self.availability.clone(),
+                    attempts,
+                };
+            }
+        }
+        self.failure(PlanMode::WholePlan, attempts)
+    }
+
+    fn plan_per_op(&self, ops: &[BackendOp], configs: &[ExecutionConfig]) -> PlanResult {
+        let mut remaining: Vec<(usize, BackendOp)> = ops.iter().copied().enumerate().collect();
+        let mut kernels: Vec<Option<Kernel>> = vec![None; ops.len()];
+        let mut attempts = Vec::new();
+        for (config_index, config) in configs.iter().enumerate() {
+            if remaining.is_empty() {
+                break;
+            }
+            let (attempt, chosen) = self.attempt(config_index, config, &remaining);
+            attempts.push(attempt);
+            for (op_index, capsule_index) in chosen {
+                if let Some(capsule_index) = capsule_index {
+                    kernels[op_index] = Some(self.kernel(ops[op_index], capsule_index, config_index));
+                }
+            }
+            remaining.retain(|&(op_index, _)| kernels[op_index].is_none());
+        }
+        if !remaining.is_empty() {
+            return self.failure(PlanMode::PerOp, attempts);
+        }
+        PlanResult {
+            ok: true,
+            mode: PlanMode::PerOp,
+            config_index: None,
+            config: None,
+            kernels: Some(kernels.into_iter().flatten().collect()),
+            availability: self.availability.clone(),
+            attempts,
+        }
+    }
+
+    fn failure(&self, mode: PlanMode, attempts: Vec<ConfigAttempt>) -> PlanResult {
+        PlanResult {
+            ok: false,
+            mode,
+            config_index: None,
+            config: None,
+            kernels: None,
+            availability: self.availability.clone(),
+            attempts,
+        }
+    }
+}
+
+/// Plans `ops` under one config: the first admissible capsule per op, or the
+/// SPEC failure messages, one per op that has none.
+pub fn plan_ops(
+    ops: &[BackendOp],
+    config: &ExecutionConfig,
+    availability: &Availability,
+    catalog: &[KernelCapsule],
+) -> Result<Vec<Kernel>, Vec<String>> {
+    let result = Planner::new(catalog, availability).explain(false).plan(
+        ops,
+        std::slice::from_ref(config),
+        PlanMode::WholePlan,
+    );
+    match result.kernels {
+        Some(kernels) => Ok(kernels),
+        None => Err(result
+            .attempts
+            .into_iter()
+            .flat_map(|a| a.ops)
+            .filter_map(|op| op.message)
+            .collect()),
+    }
+}

@@ -1,0 +1,173 @@
+//! The plan request of SPEC §6 and the one entry point every edge calls:
+//! `plan_request_json` (text in, text out, byte-identical everywhere).
+
+use serde::{Deserialize, Serialize};
+
+use crate::availability::Availability;
+use crate::capsule::{KernelCapsule, reference_capsules};
+use crate::config::ExecutionConfig;
+use crate::error::{Error, ErrorCode, Result};
+use crate::json::{from_json, to_json};
+use crate::planner::{PlanMode, PlanResult, Planner};
+use crate::target::Target;
+use crate::vocab::BackendOp;
+
+/// What to plan, under which configs, against what, with which catalog.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct PlanRequest {
+    /// The ops to plan, in order (snake_case report names are accepted).
+    pub ops: Vec<BackendOp>,
+    /// One config. Exclusive with `configs`; neither means the default config.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub config: Option<ExecutionConfig>,
+    /// Configs tried in order (non-empty). Exclusive with `config`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub configs: Option<Vec<ExecutionConfig>>,
+    /// Plan against this target's declared availability. Exclusive with
+    /// `availability`; neither means the default availability.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub target: Option<Target>,
+    /// Plan against this availability. Exclusive with `target`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub availability: Option<Availability>,
+    /// The catalog; absent means the built-in reference catalog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub capsules: Option<Vec<KernelCapsule>>,
+    /// `wholePlan` (default): the first config that plans every op wins.
+    /// `perOp`: each op takes the first config that admits it.
+    #[serde(default)]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub mode: PlanMode,
+    /// Explain successful ops too (default `true`); failures are always
+    /// explained.
+    #[serde(default = "default_true")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub explain: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl PlanRequest {
+    /// A request for `ops` with every other field at its default.
+    pub fn new(ops: Vec<BackendOp>) -> Self {
+        Self {
+            ops,
+            config: None,
+            configs: None,
+            target: None,
+            availability: None,
+            capsules: None,
+            mode: PlanMode::WholePlan,
+            explain: true,
+        }
+    }
+
+    /// Checks the rules serde cannot express.
+    pub fn validate(&self) -> Result<()> {
+        if self.config.is_some() && self.configs.is_some() {
+            return Err(conflict("configs", "config"));
+        }
+        if self.configs.as_ref().is_some_and(Vec::is_empty) {
+            return Err(Error::new(ErrorCode::EmptyList, "configs", "`configs` must not be empty"));
+        }
+        if self.target.is_some() && self.availability.is_some() {
+            return Err(conflict("availability", "target"));
+        }
+        if let Some(target) = &self.target {
+            target.validate("target")?;
+        }
+        if let Some(availability) = &self.availability {
+            availability.validate("availability")?;
+        }
+        Ok(())
+    }
+
+    /// The configs to try, in order.
+    pub fn configs(&self) -> Vec<ExecutionConfig> {
+        match (&self.config, &self.configs) {
+            (Some(config), _) => vec![*config],
+            (None, Some(configs)) => configs.clone(),
+            (None, None) => vec![ExecutionConfig::default()],
+        }
+    }
+
+    /// The availability to plan against.
+    pub fn availability(&self) -> Availability {
+        match (&self.target, &self.availability) {
+            (Some(target), _) => target.declared_availability(),
+            (None, Some(availability)) => availability.clone(),
+            (None, None) => Availability::default(),
+        }
+    }
+
+    /// Plans the request (validate it first, or use `plan`).
+    pub fn run(&self) -> PlanResult {
+        let reference;
+        let catalog = match &self.capsules {
+            Some(capsules) => capsules.as_slice(),
+            None => {
+                reference = reference_capsules();
+                reference.as_slice()
+            }
+        };
+        let availability = self.availability();
+        Planner::new(catalog, &availability).explain(self.explain).plan(
+            &self.ops,
+            &self.configs(),
+            self.mode,
+        )
+    }
+}
+
+fn conflict(field: &str, other: &str) -> Error {
+    Error::new(
+        ErrorCode::ConflictingFields,
+        field,
+        format!("give `{other}` or `{field}`, not both"),
+    )
+}
+
+/// Validates and plans a request. `Err` only for invalid input; an
+/// unplannable request is `Ok` with `ok: false`.
+pub fn plan(request: &PlanRequest) -> Result<PlanResult> {
+    request.validate()?;
+    Ok(request.run())
+}
+
+/// Parses a plan request strictly and validates it.
+pub fn parse_plan_request(text: &str) -> Result<PlanRequest> {
+    let request: PlanRequest = from_json(text)?;
+    request.validate()?;
+    Ok(request)
+}
+
+/// Parses a target strictly and validates it.
+pub fn parse_target(text: &str) -> Result<Target> {
+    let target: Target = from_json(text)?;
+    target.validate("")?;
+    Ok(target)
+}
+
+/// Parses an availability strictly and validates it.
+pub fn parse_availability(text: &str) -> Result<Availability> {
+    let availability: Availability = from_json(text)?;
+    availability.validate("")?;
+    Ok(availability)
+}
+
+/// The planner as text: a JSON request in, the compact JSON result out.
+/// Every runtime calls this, so every runtime gives the same bytes.
+pub fn plan_request_json(text: &str) -> Result<(bool, String)> {
+    let result = parse_plan_request(text)?.run();
+    Ok((result.ok, to_json(&result)))
+}
