@@ -6,17 +6,17 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, ErrorCode, Result, join_path};
+use crate::strict::{Json, StrictValue};
 
 /// Parses `text` as a `T`, rejecting unknown fields, wrong types, missing
 /// required fields, duplicate fields, bad spellings and trailing text.
 pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-        let path = render_path(error.path());
-        classify(error.inner(), path)
-    })?;
+    let document: Json = serde_path_to_error::deserialize(&mut deserializer)
+        .map_err(|error| classify(error.inner(), render_path(error.path())))?;
     deserializer.end().map_err(|error| classify(&error, String::new()))?;
-    Ok(value)
+    serde_path_to_error::deserialize(StrictValue(document))
+        .map_err(|error| classify(error.inner(), render_path(error.path())))
 }
 
 /// Compact JSON (one line, no trailing newline).

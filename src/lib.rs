@@ -22,10 +22,14 @@ pub mod json;
 pub mod planner;
 pub mod request;
 pub mod schema;
+mod strict;
 pub mod target;
 
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub mod cli;
+
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+mod wasm_api;
 
 pub use availability::Availability;
 pub use capsule::{KernelCapsule, reference_capsules};

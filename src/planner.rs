@@ -107,6 +107,7 @@ pub struct OpExplanation {
 #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
 pub struct ConfigAttempt {
     pub config_index: usize,
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Required<ExecutionConfig>"))]
     pub config: ExecutionConfig,
     /// Whether every op asked of this config was planned.
     pub ok: bool,
@@ -145,13 +146,17 @@ pub struct PlanResult {
     pub config_index: Option<usize>,
     /// `wholePlan` success: the winning config.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(
+        all(target_arch = "wasm32", target_os = "unknown"),
+        tsify(optional, type = "Required<ExecutionConfig>")
+    )]
     pub config: Option<ExecutionConfig>,
     /// On success: one kernel per requested op, in request order.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
     pub kernels: Option<Vec<Kernel>>,
     /// What was planned against.
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Required<Availability>"))]
     pub availability: Availability,
     /// Every config tried, in order, with its per-op explanation.
     pub attempts: Vec<ConfigAttempt>,

@@ -188,6 +188,7 @@ pub struct PresetOptions {
 #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
 pub struct NamedPreset {
     pub name: Preset,
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Required<Target>"))]
     pub target: Target,
 }
 

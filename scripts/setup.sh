@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Idempotent set-up on a fresh machine (Rust 1.95 via rustup, node 20, npm,
+# python3, Debian apt): installs only what is missing, in parallel, once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/versions.sh
+export PATH="$HOME/.cargo/bin:$PATH"
+mkdir -p .tools/logs
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "rustup targets"
+installed=$(rustup target list --installed)
+for t in wasm32-unknown-unknown wasm32-wasip1; do
+  grep -qx "$t" <<<"$installed" || rustup target add "$t"
+done
+
+pids=(); names=()
+background() { # name, command...
+  local name=$1; shift
+  echo "installing $name in the background (log: .tools/logs/$name.log)"
+  ("$@" >".tools/logs/$name.log" 2>&1) & pids+=($!); names+=("$name")
+}
+
+step "cargo tools"
+if wasmtime --version 2>/dev/null | grep -q "^wasmtime $WASMTIME_VERSION"; then
+  echo "wasmtime $WASMTIME_VERSION present"
+else
+  # The newest wasmtime-cli that builds on rustc 1.95; the minimal feature set
+  # halves its build time.
+  background wasmtime cargo install wasmtime-cli --version "$WASMTIME_VERSION" --locked \
+    --no-default-features --features run,cranelift,parallel-compilation
+fi
+if wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
+  echo "wasm-bindgen $WASM_BINDGEN_VERSION present"
+else
+  # Must equal the wasm-bindgen crate pin; no --locked (see README).
+  background wasm-bindgen cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+step "Debian packages"
+if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
+  echo "chromium present: $(chromium --version 2>/dev/null || true)"
+else
+  background chromium bash -c 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver'
+fi
+
+step "npm tooling (tests/js)"
+stamp=tests/js/node_modules/.package-lock.json
+if [ -f "$stamp" ] && [ "$stamp" -nt tests/js/package-lock.json ]; then
+  echo "node_modules up to date"
+else
+  (cd tests/js && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+failed=0
+for i in "${!pids[@]}"; do
+  if wait "${pids[$i]}"; then
+    echo "${names[$i]}: installed"
+  else
+    echo "${names[$i]}: FAILED; last lines of .tools/logs/${names[$i]}.log:"; tail -n 30 ".tools/logs/${names[$i]}.log"
+    failed=1
+  fi
+done
+exit $failed

@@ -1,0 +1,4 @@
+# Pinned tool versions, shared by the scripts.
+# WASM_BINDGEN_VERSION must equal the `wasm-bindgen = "=…"` pin in Cargo.toml.
+WASMTIME_VERSION=48.0.8
+WASM_BINDGEN_VERSION=0.2.130

@@ -1,0 +1,259 @@
+//! A strict JSON document model and a serde `Deserializer` over it.
+//!
+//! serde's derived structs also accept a JSON array (fields by position) and
+//! serde_json keeps the last of two duplicate keys; the SPEC allows neither.
+//! So text is first read into `Json` (objects in document order, a repeated
+//! key is an error), then the typed value is read from it by `StrictValue`,
+//! which hands structs only to objects.
+
+use serde::de::value::StrDeserializer;
+use serde::de::{
+    self, DeserializeSeed, Deserializer, EnumAccess, IntoDeserializer, MapAccess, SeqAccess,
+    Unexpected, VariantAccess, Visitor,
+};
+use std::collections::BTreeSet;
+use std::fmt;
+
+type Error = serde_json::Error;
+
+/// A parsed JSON value with objects kept in document order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Json {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    String(String),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+impl<'de> de::Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(JsonVisitor)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+        Ok(Json::Bool(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::Number(v.into()))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::Number(v.into()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json, E> {
+        serde_json::Number::from_f64(v)
+            .map(Json::Number)
+            .ok_or_else(|| E::invalid_value(Unexpected::Float(v), &self))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Json, E> {
+        Ok(Json::String(v))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut seen = BTreeSet::new();
+        let mut fields = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
+            }
+            let value = map.next_value()?;
+            fields.push((key, value));
+        }
+        Ok(Json::Object(fields))
+    }
+}
+
+impl Json {
+    fn unexpected(&self) -> Unexpected<'_> {
+        match self {
+            Json::Null => Unexpected::Unit,
+            Json::Bool(b) => Unexpected::Bool(*b),
+            Json::Number(n) => match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => Unexpected::Unsigned(u),
+                (_, Some(i)) => Unexpected::Signed(i),
+                _ => Unexpected::Float(n.as_f64().unwrap_or_default()),
+            },
+            Json::String(s) => Unexpected::Str(s),
+            Json::Array(_) => Unexpected::Seq,
+            Json::Object(_) => Unexpected::Map,
+        }
+    }
+}
+
+/// Deserializes typed values from a `Json`, structs only from objects.
+pub struct StrictValue(pub Json);
+
+impl<'de> Deserializer<'de> for StrictValue {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Json::Null => visitor.visit_unit(),
+            Json::Bool(b) => visitor.visit_bool(b),
+            Json::Number(n) => match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => visitor.visit_u64(u),
+                (_, Some(i)) => visitor.visit_i64(i),
+                _ => visitor.visit_f64(n.as_f64().unwrap_or_default()),
+            },
+            Json::String(s) => visitor.visit_string(s),
+            Json::Array(items) => visitor.visit_seq(Items(items.into_iter())),
+            Json::Object(fields) => visitor.visit_map(Fields { fields: fields.into_iter(), value: None }),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Json::Null => visitor.visit_none(),
+            other => visitor.visit_some(StrictValue(other)),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self.0 {
+            Json::Object(fields) => visitor.visit_map(Fields { fields: fields.into_iter(), value: None }),
+            other => Err(de::Error::invalid_type(other.unexpected(), &visitor)),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self.0 {
+            Json::String(variant) => visitor.visit_enum(Variant { variant, value: None }),
+            Json::Object(mut fields) if fields.len() == 1 => {
+                let (variant, value) = fields.remove(0);
+                visitor.visit_enum(Variant { variant, value: Some(value) })
+            }
+            other => Err(de::Error::invalid_type(other.unexpected(), &visitor)),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier ignored_any
+    }
+}
+
+struct Items(std::vec::IntoIter<Json>);
+
+impl<'de> SeqAccess<'de> for Items {
+    type Error = Error;
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
+        self.0.next().map(|item| seed.deserialize(StrictValue(item))).transpose()
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
+struct Fields {
+    fields: std::vec::IntoIter<(String, Json)>,
+    value: Option<Json>,
+}
+
+impl<'de> MapAccess<'de> for Fields {
+    type Error = Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+        match self.fields.next() {
+            None => Ok(None),
+            Some((key, value)) => {
+                self.value = Some(value);
+                let key: StrDeserializer<'_, Error> = key.as_str().into_deserializer();
+                seed.deserialize(key).map(Some)
+            }
+        }
+    }
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        seed.deserialize(StrictValue(self.value.take().unwrap_or(Json::Null)))
+    }
+}
+
+struct Variant {
+    variant: String,
+    value: Option<Json>,
+}
+
+impl<'de> EnumAccess<'de> for Variant {
+    type Error = Error;
+    type Variant = VariantValue;
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, VariantValue), Error> {
+        let name: StrDeserializer<'_, Error> = self.variant.as_str().into_deserializer();
+        let variant = seed.deserialize(name)?;
+        Ok((variant, VariantValue { name: self.variant, value: self.value }))
+    }
+}
+
+struct VariantValue {
+    name: String,
+    value: Option<Json>,
+}
+
+impl<'de> VariantAccess<'de> for VariantValue {
+    type Error = Error;
+    fn unit_variant(self) -> Result<(), Error> {
+        match self.value {
+            None => Ok(()),
+            Some(value) => Err(de::Error::invalid_type(
+                value.unexpected(),
+                &format!("the plain string \"{}\"", self.name).as_str(),
+            )),
+        }
+    }
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
+        match self.value {
+            Some(value) => seed.deserialize(StrictValue(value)),
+            None => Err(de::Error::invalid_type(
+                Unexpected::Str(&self.name),
+                &format!("an object with a value, such as {{\"{}\": ...}}", self.name).as_str(),
+            )),
+        }
+    }
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+        Err(de::Error::invalid_type(Unexpected::TupleVariant, &visitor))
+    }
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        Err(de::Error::invalid_type(Unexpected::StructVariant, &visitor))
+    }
+}

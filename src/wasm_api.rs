@@ -1,0 +1,226 @@
+//! The JavaScript API (wasm-bindgen, `wasm32-unknown-unknown` only): plain JS
+//! objects in and out, over the same text entry points as the command line.
+//!
+//! Values cross the boundary as JSON text: `JSON.stringify` in, the core's
+//! strict parser, the core's serializer, `JSON.parse` out. So a request gives
+//! the same errors (code and path) and the same bytes as the command.
+//! Invalid input throws an `Error` with `code`, `path` and, for a bad
+//! spelling, `expected`; an unplannable request returns `{ ok: false, ... }`.
+
+use js_sys::{Array, JSON, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::error::{Error, ErrorCode};
+use crate::json::{from_json, to_json};
+use crate::request::{parse_plan_request, parse_target};
+use crate::schema::SchemaName;
+use crate::target::{Preset, PresetOptions, presets as all_presets};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_ERROR: &str = r#"
+/** What every function throws for invalid input. */
+export interface BackendTargetsError extends Error {
+  name: "BackendTargetsError";
+  /** A stable kind: "unknown-field", "missing-field", "wrong-type", "unknown-variant", ... */
+  code: ErrorCode;
+  /** Where: a path such as "capsules[3].trustLevel"; "" for the whole value. */
+  path: string;
+  /** For an unknown spelling: the valid spellings, in order. */
+  expected?: string[];
+}
+"#;
+
+#[wasm_bindgen(start, skip_typescript)]
+fn install_panic_recovery() {
+    // A panic traps and would poison the instance; schedule a fresh instance
+    // for the next call instead. (No input is known to panic: this is the
+    // second line of defence.)
+    std::panic::set_hook(Box::new(|_| wasm_bindgen::handler::schedule_reinit()));
+}
+
+/// The `Error` thrown to JavaScript.
+fn js_error(error: Error) -> JsValue {
+    let js = js_sys::Error::new(&error.one_line());
+    js.set_name("BackendTargetsError");
+    let object: &JsValue = js.as_ref();
+    let set = |key: &str, value: JsValue| {
+        let _ = Reflect::set(object, &JsValue::from_str(key), &value);
+    };
+    set("code", JsValue::from_str(error.code.as_str()));
+    set("path", JsValue::from_str(&error.path));
+    if !error.expected.is_empty() {
+        let expected: Array = error.expected.iter().map(|s| JsValue::from_str(s)).collect();
+        set("expected", expected.into());
+    }
+    js.into()
+}
+
+/// A JS value as JSON text; `None` for `undefined` (and `null`, when `absent_ok`).
+fn json_text(value: &JsValue, absent_ok: bool) -> Result<Option<String>, Error> {
+    if value.is_undefined() || (absent_ok && value.is_null()) {
+        return Ok(None);
+    }
+    if let Some(text) = value.as_string() {
+        // A string is taken as JSON text (e.g. a request read from a file).
+        return Ok(Some(text));
+    }
+    let not_json = || {
+        Error::new(ErrorCode::WrongType, "", "the value cannot be represented as JSON")
+    };
+    let text = JSON::stringify(value).map_err(|_| not_json())?;
+    text.as_string().map(Some).ok_or_else(not_json)
+}
+
+/// Parses compact JSON produced by the core into a JS value.
+fn to_js(text: &str) -> JsValue {
+    // The core's own output is always valid JSON.
+    JSON::parse(text).unwrap_or(JsValue::NULL)
+}
+
+fn required(value: &JsValue, what: &str) -> Result<String, Error> {
+    json_text(value, false)?
+        .ok_or_else(|| Error::new(ErrorCode::MissingField, "", format!("{what} is required")))
+}
+
+fn target_from(value: &JsValue) -> Result<crate::Target, Error> {
+    parse_target(&required(value, "a Target")?)
+}
+
+fn build_preset(preset: Preset, options: &JsValue) -> Result<JsValue, JsValue> {
+    let options: PresetOptions = match json_text(options, true).map_err(js_error)? {
+        None => PresetOptions::default(),
+        Some(text) => from_json(&text).map_err(js_error)?,
+    };
+    let target = preset.build(&options).map_err(js_error)?;
+    Ok(to_js(&to_json(&target)))
+}
+
+macro_rules! preset_functions {
+    ($( $(#[doc = $doc:tt])* $rust:ident => $js:literal, $preset:ident, $options:literal; )+) => {$(
+        $(#[doc = $doc])*
+        #[wasm_bindgen(js_name = $js, unchecked_return_type = "Required<Target>")]
+        pub fn $rust(
+            #[wasm_bindgen(unchecked_optional_param_type = $options)] options: JsValue,
+        ) -> Result<JsValue, JsValue> {
+            build_preset(Preset::$preset, &options)
+        }
+    )+};
+}
+
+preset_functions! {
+    #[doc = "Portable CPU/reference target (`os`, `arch` default `unknown`)."]
+    portable_cpu => "portableCpu", PortableCpu, "{ os?: OperatingSystem; arch?: Architecture }";
+    #[doc = "Linux CPU/reference target (`arch` default `x86_64`)."]
+    linux_cpu => "linuxCpu", LinuxCpu, "{ arch?: Architecture }";
+    #[doc = "macOS CPU/reference target (`arch` default `aarch64`)."]
+    macos_cpu => "macOSCpu", MacOSCpu, "{ arch?: Architecture }";
+    #[doc = "Windows CPU/reference target (`arch` default `x86_64`)."]
+    windows_cpu => "windowsCpu", WindowsCpu, "{ arch?: Architecture }";
+    #[doc = "Linux CUDA target: nativeCuda, cuBLAS, cuFFT (+ libTorch with `enableLibTorch`)."]
+    linux_cuda => "linuxCuda", LinuxCuda, "{ enableLibTorch?: boolean }";
+    #[doc = "Windows CUDA target: nativeCuda, cuBLAS, cuFFT (+ libTorch with `enableLibTorch`)."]
+    windows_cuda => "windowsCuda", WindowsCuda, "{ enableLibTorch?: boolean }";
+    #[doc = "Linux ROCm target shape. Takes no options."]
+    linux_rocm => "linuxRocm", LinuxRocm, "Record<string, never>";
+    #[doc = "macOS Metal target with the mps feature. Takes no options."]
+    macos_metal => "macOSMetal", MacOSMetal, "Record<string, never>";
+    #[doc = "WASM target (wasi, wasm32) declaring webGpu; `detect()` probes it. Takes no options."]
+    wasm => "wasm", Wasm, "Record<string, never>";
+    #[doc = "TPU/XLA target shape. Takes no options."]
+    linux_tpu => "linuxTpu", LinuxTpu, "Record<string, never>";
+    #[doc = "AWS Trainium/Neuron target shape. Takes no options."]
+    linux_trainium => "linuxTrainium", LinuxTrainium, "Record<string, never>";
+    #[doc = "A first-party or lab accelerator (`os` default `linux`, `arch` default `unknown`)."]
+    custom_chip => "customChip", CustomChip, "{ os?: OperatingSystem; arch?: Architecture }";
+    #[doc = "A caller-supplied accelerator provider (`os`, `arch` default `unknown`)."]
+    external => "external", External, "{ os?: OperatingSystem; arch?: Architecture }";
+}
+
+/// The 13 presets with default parameters, in the seed's order.
+#[wasm_bindgen(unchecked_return_type = "NamedPreset[]")]
+pub fn presets() -> JsValue {
+    to_js(&to_json(&all_presets()))
+}
+
+/// Validates a Target (an object, or JSON text) and returns it with defaults filled in.
+#[wasm_bindgen(js_name = parseTarget, unchecked_return_type = "Required<Target>")]
+pub fn parse_target_js(
+    #[wasm_bindgen(unchecked_param_type = "Target | string")] value: JsValue,
+) -> Result<JsValue, JsValue> {
+    let target = target_from(&value).map_err(js_error)?;
+    Ok(to_js(&to_json(&target)))
+}
+
+/// The target's devices: `cpu`, then its accelerator's device.
+#[wasm_bindgen(unchecked_return_type = "Device[]")]
+pub fn devices(
+    #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,
+) -> Result<JsValue, JsValue> {
+    let target = target_from(&target).map_err(js_error)?;
+    Ok(to_js(&to_json(&target.devices())))
+}
+
+/// The target's providers: `reference`, `torchLean`, then its features' providers.
+#[wasm_bindgen(unchecked_return_type = "Provider[]")]
+pub fn providers(
+    #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,
+) -> Result<JsValue, JsValue> {
+    let target = target_from(&target).map_err(js_error)?;
+    Ok(to_js(&to_json(&target.providers())))
+}
+
+/// What the target declares; probes nothing (see `detect` for the browser).
+#[wasm_bindgen(js_name = declaredAvailability, unchecked_return_type = "Required<Availability>")]
+pub fn declared_availability(
+    #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,
+) -> Result<JsValue, JsValue> {
+    let target = target_from(&target).map_err(js_error)?;
+    Ok(to_js(&to_json(&target.declared_availability())))
+}
+
+/// Plans a request (an object, or JSON text). Throws only for invalid input;
+/// an unplannable request returns `{ ok: false, ... }` with the reasons.
+#[wasm_bindgen(unchecked_return_type = "PlanResult")]
+pub fn plan(
+    #[wasm_bindgen(unchecked_param_type = "PlanRequest | string")] request: JsValue,
+) -> Result<JsValue, JsValue> {
+    let text = required(&request, "a plan request").map_err(js_error)?;
+    Ok(to_js(&plan_text(&text).map_err(js_error)?))
+}
+
+/// `plan` on JSON text, returning the compact JSON text: byte-identical to
+/// `backend-targets plan`.
+#[wasm_bindgen(js_name = planJson)]
+pub fn plan_json(request: &str) -> Result<String, JsValue> {
+    plan_text(request).map_err(js_error)
+}
+
+fn plan_text(text: &str) -> Result<String, Error> {
+    Ok(to_json(&parse_plan_request(text)?.run()))
+}
+
+/// The built-in catalog: a `reference` capsule on `cpu` for every op.
+#[wasm_bindgen(js_name = referenceCapsules, unchecked_return_type = "Required<KernelCapsule>[]")]
+pub fn reference_capsules() -> JsValue {
+    to_js(&to_json(&crate::capsule::reference_capsules()))
+}
+
+/// The JSON Schema of a form.
+#[wasm_bindgen(unchecked_return_type = "object")]
+pub fn schema(
+    #[wasm_bindgen(unchecked_param_type = "SchemaName")] name: JsValue,
+) -> Result<JsValue, JsValue> {
+    let name = name
+        .as_string()
+        .ok_or_else(|| Error::new(ErrorCode::WrongType, "", "the schema name must be a string"))
+        .and_then(|text| text.parse::<SchemaName>())
+        .map_err(js_error)?;
+    Ok(to_js(name.text()))
+}
+
+/// Test hook: panics inside the instance, to prove the next call still
+/// answers. Not part of the API.
+#[wasm_bindgen(js_name = __forcePanicForTesting)]
+pub fn force_panic_for_testing() {
+    panic!("forced panic for testing");
+}

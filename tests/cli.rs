@@ -1,0 +1,153 @@
+//! The command's golden outputs (`tests/vectors/cli.json` → `tests/vectors/cli/*.out`)
+//! and the malformed-input corpus (`tests/vectors/malformed.json`), through the
+//! native binary. The same files are replayed under wasmtime and `node:wasi`
+//! by `tests/js/wasi.test.mjs`. Set `UPDATE_GOLDEN=1` to rewrite the goldens.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+fn vectors() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors")
+}
+
+struct Run {
+    stdout: Vec<u8>,
+    stderr: String,
+    status: i32,
+}
+
+fn run(args: &[&str], stdin: &[u8]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_backend-targets"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn backend-targets");
+    // The command may exit before reading stdin (usage errors): ignore EPIPE.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    let output = child.wait_with_output().unwrap();
+    Run {
+        stdout: output.stdout,
+        stderr: String::from_utf8(output.stderr).unwrap(),
+        status: output.status.code().expect("exited, not killed"),
+    }
+}
+
+fn load(name: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(vectors().join(name)).unwrap();
+    serde_json::from_str::<Value>(&text).unwrap().as_array().unwrap().clone()
+}
+
+#[test]
+fn golden_outputs() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let golden_dir = vectors().join("cli");
+    std::fs::create_dir_all(&golden_dir).unwrap();
+    let cases = load("cli.json");
+    assert!(cases.len() >= 80, "the case list shrank: {}", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let args: Vec<&str> = case["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+        let stdin = match case.get("stdin").and_then(Value::as_str) {
+            Some(file) => std::fs::read(vectors().join(file)).unwrap(),
+            None => Vec::new(),
+        };
+        let out = run(&args, &stdin);
+        let want_status = case["status"].as_i64().unwrap() as i32;
+        if out.status != want_status {
+            failures.push(format!("{name}: status {} (want {want_status}); stderr: {}", out.status, out.stderr));
+            continue;
+        }
+        if want_status == 2 {
+            let want = case["stderr"].as_str().unwrap_or("");
+            if !out.stdout.is_empty() || !out.stderr.contains(want) || out.stderr.lines().count() != 1 {
+                failures.push(format!("{name}: want one stderr line containing {want:?} and no stdout, got {:?}", out.stderr));
+            }
+            continue;
+        }
+        if !out.stderr.is_empty() {
+            failures.push(format!("{name}: unexpected stderr {:?}", out.stderr));
+        }
+        let golden = golden_dir.join(format!("{name}.out"));
+        if update {
+            std::fs::write(&golden, &out.stdout).unwrap();
+        } else if std::fs::read(&golden).ok().as_deref() != Some(out.stdout.as_slice()) {
+            failures.push(format!("{name}: stdout differs from {}", golden.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+#[test]
+fn malformed_requests_exit_2_with_code_and_path() {
+    let corpus = load("malformed.json");
+    assert!(corpus.len() >= 50, "the corpus shrank: {}", corpus.len());
+    let mut failures = Vec::new();
+    for case in &corpus {
+        let name = case["name"].as_str().unwrap();
+        let input = case["input"].as_str().unwrap();
+        let code = case["code"].as_str().unwrap();
+        let path = case["path"].as_str().unwrap();
+        let shown = if path.is_empty() { "(top level)" } else { path };
+        let want = format!("error [{code}] at {shown}: ");
+        let out = run(&["plan"], input.as_bytes());
+        if out.status != 2 || !out.stdout.is_empty() || !out.stderr.contains(&want) || out.stderr.lines().count() != 1 {
+            failures.push(format!("{name}: status {}, stdout {} bytes, stderr {:?} (want {want:?})", out.status, out.stdout.len(), out.stderr));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), corpus.len(), failures.join("\n"));
+}
+
+#[test]
+fn malformed_requests_through_the_rust_api() {
+    for case in &load("malformed.json") {
+        let name = case["name"].as_str().unwrap();
+        let error = backend_targets::parse_plan_request(case["input"].as_str().unwrap())
+            .expect_err(name);
+        assert_eq!(error.code.as_str(), case["code"].as_str().unwrap(), "{name}: {error}");
+        assert_eq!(error.path, case["path"].as_str().unwrap(), "{name}: {error}");
+    }
+}
+
+#[test]
+fn plan_reads_a_request_file() {
+    let file = vectors().join("requests/default-explained.json");
+    let from_file = run(&["plan", "--request", file.to_str().unwrap()], b"");
+    let from_stdin = run(&["plan"], &std::fs::read(&file).unwrap());
+    assert_eq!(from_file.status, 0);
+    assert_eq!(from_file.stdout, from_stdin.stdout);
+    let missing = run(&["plan", "--request", "/nonexistent/request.json"], b"");
+    assert_eq!(missing.status, 2);
+    assert!(missing.stderr.contains("[io] at --request"), "{}", missing.stderr);
+}
+
+#[test]
+fn unplannable_prints_the_spec_message_on_stdout() {
+    let out = run(&["plan"], &std::fs::read(vectors().join("requests/unplannable.json")).unwrap());
+    assert_eq!(out.status, 1);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("no admissible backend capsule for op selectiveScan on device wasm"), "{text}");
+    assert!(text.contains("no admissible backend capsule for op add on device wasm"), "{text}");
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn help_everywhere() {
+    for args in [&["--help"][..], &["-h"], &["help"], &["presets", "--help"], &["target", "--help"], &["availability", "-h"], &["plan", "--help"], &["schema", "--help"]] {
+        let out = run(args, b"");
+        assert_eq!(out.status, 0, "{args:?}");
+        assert!(String::from_utf8(out.stdout).unwrap().contains("Usage: backend-targets"), "{args:?}");
+    }
+}
+
+#[test]
+fn non_utf8_input_is_invalid_json_not_a_crash() {
+    let out = run(&["plan"], &[0xff, 0xfe, b'{']);
+    assert_eq!(out.status, 2);
+    assert!(out.stderr.contains("[invalid-json]"), "{}", out.stderr);
+}

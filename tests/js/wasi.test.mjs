@@ -1,0 +1,66 @@
+// The WASI build of the command, under the real `wasmtime` CLI and under
+// `node:wasi`, must print the same bytes and exit with the same status as the
+// native build's golden files (tests/vectors/cli/*.out), for every CLI case
+// and every malformed request. Run by scripts/test.sh after the builds.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { VECTORS, WASI_MODULE, cliCases, malformedCases } from './common.mjs';
+
+const RUNNER = fileURLToPath(new URL('./node-wasi-runner.mjs', import.meta.url));
+
+/** Runs the module under node:wasi, in a child process with piped stdio. */
+function runNodeWasi(args, stdinBytes) {
+  const r = spawnSync(process.execPath, [RUNNER, WASI_MODULE, ...args], { input: stdinBytes });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
+}
+
+/** Runs the module under the wasmtime CLI, with no --dir and no environment. */
+function runWasmtime(args, stdinBytes) {
+  const r = spawnSync('wasmtime', ['run', WASI_MODULE, ...args], { input: stdinBytes });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
+}
+
+const runtimes = { wasmtime: runWasmtime, 'node:wasi': runNodeWasi };
+
+for (const [runtime, run] of Object.entries(runtimes)) {
+  test(`${runtime}: every CLI case gives the native golden bytes`, () => {
+    const cases = cliCases();
+    assert.ok(cases.length >= 80);
+    for (const c of cases) {
+      const stdin = c.stdin ? readFileSync(join(VECTORS, c.stdin)) : Buffer.alloc(0);
+      const out = run(c.args, stdin);
+      assert.equal(out.status, c.status, `${c.name}: status ${out.status}, stderr ${out.stderr}`);
+      if (c.status === 2) {
+        assert.equal(out.stdout.length, 0, c.name);
+        assert.ok(out.stderr.includes(c.stderr), `${c.name}: ${out.stderr}`);
+      } else {
+        const golden = readFileSync(join(VECTORS, 'cli', `${c.name}.out`));
+        assert.ok(out.stdout.equals(golden), `${c.name}: stdout differs from the native golden`);
+        assert.equal(out.stderr, '', c.name);
+      }
+    }
+  });
+
+  test(`${runtime}: every malformed request exits 2 naming its code and path`, () => {
+    const corpus = malformedCases();
+    assert.ok(corpus.length >= 50);
+    for (const m of corpus) {
+      const out = run(['plan'], Buffer.from(m.input, 'utf8'));
+      const where = m.path === '' ? '(top level)' : m.path;
+      assert.equal(out.status, 2, `${m.name}: status ${out.status} (134 would be a trap)`);
+      assert.equal(out.stdout.length, 0, m.name);
+      assert.ok(out.stderr.includes(`error [${m.code}] at ${where}: `), `${m.name}: ${out.stderr}`);
+    }
+  });
+}
+
+test('wasmtime runs the plain .wasm from stdin with no --dir and no environment', () => {
+  const request = readFileSync(join(VECTORS, 'requests', 'default-explained.json'));
+  const r = spawnSync('wasmtime', ['run', WASI_MODULE, 'plan'], { input: request });
+  assert.equal(r.status, 0, r.stderr.toString());
+  assert.ok(r.stdout.equals(readFileSync(join(VECTORS, 'cli', 'plan-default-explained.out'))));
+});
