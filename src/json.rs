@@ -2,8 +2,8 @@
 //! `from_json`, which turns serde's failures into `Error`s with a code and a
 //! path such as `capsules[3].trustLevel`.
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorCode, Result, join_path};
 use crate::strict::{Json, StrictValue};
@@ -12,11 +12,18 @@ use crate::strict::{Json, StrictValue};
 /// required fields, duplicate fields, bad spellings and trailing text.
 pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let document: Json = serde_path_to_error::deserialize(&mut deserializer)
-        .map_err(|error| classify(error.inner(), render_path(error.path())))?;
-    deserializer.end().map_err(|error| classify(&error, String::new()))?;
-    serde_path_to_error::deserialize(StrictValue(document))
-        .map_err(|error| classify(error.inner(), render_path(error.path())))
+    let document = Json::deserialize(&mut deserializer)
+        .and_then(|document| deserializer.end().map(|()| document))
+        .map_err(|error| Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {error}")))?;
+    serde_path_to_error::deserialize(StrictValue(document)).map_err(|error| {
+        let path = render_path(error.path());
+        let error = error.into_inner();
+        let path = match &error.field {
+            Some(field) => join_path(&path, field),
+            None => path,
+        };
+        Error { code: error.code, path, message: error.message, expected: error.expected }
+    })
 }
 
 /// Compact JSON (one line, no trailing newline).
@@ -43,48 +50,4 @@ fn render_path(path: &serde_path_to_error::Path) -> String {
         }
     }
     out
-}
-
-/// The names between backticks in a serde message, in order.
-fn backticked(text: &str) -> Vec<String> {
-    text.split('`').skip(1).step_by(2).map(str::to_string).collect()
-}
-
-/// serde_json appends ` at line L column C`; keep the sentence.
-fn strip_position(message: &str) -> &str {
-    match message.rfind(" at line ") {
-        Some(at) => &message[..at],
-        None => message,
-    }
-}
-
-fn classify(error: &serde_json::Error, path: String) -> Error {
-    use serde_json::error::Category;
-    let full = error.to_string();
-    if matches!(error.classify(), Category::Syntax | Category::Eof | Category::Io) {
-        let message = format!("not valid JSON: {full}");
-        return Error::new(ErrorCode::InvalidJson, "", message);
-    }
-    let message = strip_position(&full).to_string();
-    let names = backticked(&message);
-    let first = names.first().cloned().unwrap_or_default();
-    let field_error = |code| Error::new(code, join_path(&path, &first), message.clone());
-    if message.starts_with("unknown field") {
-        // serde_path_to_error already ends the path with the unknown key.
-        let mut error = Error::new(ErrorCode::UnknownField, path, message.clone());
-        error.expected = names[1..].to_vec();
-        error
-    } else if message.starts_with("missing field") {
-        field_error(ErrorCode::MissingField)
-    } else if message.starts_with("duplicate field") {
-        field_error(ErrorCode::DuplicateField)
-    } else if message.starts_with("unknown variant") {
-        let expected = names.get(1..).map(<[String]>::to_vec).unwrap_or_default();
-        let message = format!("unknown spelling `{first}`, expected one of: {}", expected.join(", "));
-        Error { code: ErrorCode::UnknownVariant, path, message, expected }
-    } else if message.starts_with("invalid type") {
-        Error::new(ErrorCode::WrongType, path, message)
-    } else {
-        Error::new(ErrorCode::InvalidValue, path, message)
-    }
 }

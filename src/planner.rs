@@ -44,19 +44,16 @@ spelled_enum! {
 
 spelled_enum! {
     /// How a list of configs is used.
+    #[derive(Default)]
     pub enum PlanMode {
         /// The first config that plans every op wins (SPEC §5).
+        #[default]
         WholePlan = "wholePlan",
         /// Each op takes the first config that admits a capsule for it.
         PerOp = "perOp",
     }
 }
 
-impl Default for PlanMode {
-    fn default() -> Self {
-        Self::WholePlan
-    }
-}
 
 /// One capsule considered for one op, and what became of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

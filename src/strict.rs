@@ -14,7 +14,82 @@ use serde::de::{
 use std::collections::BTreeSet;
 use std::fmt;
 
-type Error = serde_json::Error;
+use crate::error::ErrorCode;
+
+/// A structured deserialization failure: serde's error constructors are
+/// overridden so that the code, the field and the valid spellings arrive as
+/// data, never parsed back out of a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    pub code: ErrorCode,
+    /// For a missing or duplicate field: its name (the path ends at its object).
+    pub field: Option<String>,
+    pub message: String,
+    pub expected: Vec<String>,
+}
+
+impl Error {
+    fn new(code: ErrorCode, message: String) -> Self {
+        Self { code, field: None, message, expected: Vec::new() }
+    }
+
+    fn expecting(mut self, expected: &[&str]) -> Self {
+        self.expected = expected.iter().map(|s| s.to_string()).collect();
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl de::Error for Error {
+    fn custom<T: fmt::Display>(message: T) -> Self {
+        Self::new(ErrorCode::InvalidValue, message.to_string())
+    }
+    fn invalid_type(unexpected: Unexpected<'_>, expected: &dyn de::Expected) -> Self {
+        Self::new(ErrorCode::WrongType, format!("expected {expected}, found {unexpected}"))
+    }
+    fn invalid_value(unexpected: Unexpected<'_>, expected: &dyn de::Expected) -> Self {
+        Self::new(ErrorCode::InvalidValue, format!("expected {expected}, found {unexpected}"))
+    }
+    fn invalid_length(length: usize, expected: &dyn de::Expected) -> Self {
+        Self::new(ErrorCode::InvalidValue, format!("expected {expected}, found {length} elements"))
+    }
+    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
+        Self::new(
+            ErrorCode::UnknownVariant,
+            format!("unknown spelling {variant:?}, expected one of: {}", expected.join(", ")),
+        )
+        .expecting(expected)
+    }
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
+        Self::new(
+            ErrorCode::UnknownField,
+            format!("unknown field {field:?}, expected one of: {}", expected.join(", ")),
+        )
+        .expecting(expected)
+    }
+    fn missing_field(field: &'static str) -> Self {
+        Self { field: Some(field.to_string()), ..Self::new(ErrorCode::MissingField, format!("missing field {field:?}")) }
+    }
+    fn duplicate_field(field: &'static str) -> Self {
+        Self::duplicate(field)
+    }
+}
+
+impl Error {
+    fn duplicate(field: &str) -> Self {
+        Self {
+            field: Some(field.to_string()),
+            ..Self::new(ErrorCode::DuplicateField, format!("duplicate field {field:?}"))
+        }
+    }
+}
 
 /// A parsed JSON value with objects kept in document order.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,14 +147,10 @@ impl<'de> Visitor<'de> for JsonVisitor {
         Ok(Json::Array(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
-        let mut seen = BTreeSet::new();
+        // Repeated keys are kept: `StrictValue` reports them with their path.
         let mut fields = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key.clone()) {
-                return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
-            }
-            let value = map.next_value()?;
-            fields.push((key, value));
+            fields.push((key, map.next_value()?));
         }
         Ok(Json::Object(fields))
     }
@@ -119,13 +190,18 @@ impl<'de> Deserializer<'de> for StrictValue {
             },
             Json::String(s) => visitor.visit_string(s),
             Json::Array(items) => visitor.visit_seq(Items(items.into_iter())),
-            Json::Object(fields) => visitor.visit_map(Fields { fields: fields.into_iter(), value: None }),
+            Json::Object(fields) => visitor.visit_map(Fields::new(fields)),
         }
     }
 
+    /// An optional field is either absent or a value: `null` is a wrong type,
+    /// not a way to say "absent".
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.0 {
-            Json::Null => visitor.visit_none(),
+            Json::Null => Err(Error::new(
+                ErrorCode::WrongType,
+                "null is not accepted: leave the field out instead".to_string(),
+            )),
             other => visitor.visit_some(StrictValue(other)),
         }
     }
@@ -145,7 +221,7 @@ impl<'de> Deserializer<'de> for StrictValue {
         visitor: V,
     ) -> Result<V::Value, Error> {
         match self.0 {
-            Json::Object(fields) => visitor.visit_map(Fields { fields: fields.into_iter(), value: None }),
+            Json::Object(fields) => visitor.visit_map(Fields::new(fields)),
             other => Err(de::Error::invalid_type(other.unexpected(), &visitor)),
         }
     }
@@ -187,6 +263,15 @@ impl<'de> SeqAccess<'de> for Items {
 struct Fields {
     fields: std::vec::IntoIter<(String, Json)>,
     value: Option<Json>,
+    seen: BTreeSet<String>,
+    /// The current key repeats an earlier one.
+    repeated: bool,
+}
+
+impl Fields {
+    fn new(fields: Vec<(String, Json)>) -> Self {
+        Self { fields: fields.into_iter(), value: None, seen: BTreeSet::new(), repeated: false }
+    }
 }
 
 impl<'de> MapAccess<'de> for Fields {
@@ -195,6 +280,8 @@ impl<'de> MapAccess<'de> for Fields {
         match self.fields.next() {
             None => Ok(None),
             Some((key, value)) => {
+                // Reported by `next_value_seed`, once the path ends with the key.
+                self.repeated = !self.seen.insert(key.clone());
                 self.value = Some(value);
                 let key: StrDeserializer<'_, Error> = key.as_str().into_deserializer();
                 seed.deserialize(key).map(Some)
@@ -202,6 +289,10 @@ impl<'de> MapAccess<'de> for Fields {
         }
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        if self.repeated {
+            let message = "the key appears twice in this object".to_string();
+            return Err(Error::new(ErrorCode::DuplicateField, message));
+        }
         seed.deserialize(StrictValue(self.value.take().unwrap_or(Json::Null)))
     }
 }

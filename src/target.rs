@@ -50,7 +50,7 @@ impl Target {
 
     /// The planner capabilities this declaration claims; probes nothing.
     pub fn declared_availability(&self) -> Availability {
-        Availability { devices: self.devices(), providers: self.providers(), ..Availability::default() }
+        Availability { devices: self.devices(), providers: self.providers() }
     }
 
     /// Checks what serde cannot: no feature is repeated. `path` locates the

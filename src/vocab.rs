@@ -398,6 +398,7 @@ macro_rules! for_each_vocabulary {
         $callback!($crate::SchemaName);
         $callback!($crate::ErrorCode);
         $callback!($crate::RejectionReason);
+        $callback!($crate::Verdict);
         $callback!($crate::PlanMode);
     };
 }

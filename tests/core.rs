@@ -1585,7 +1585,6 @@ fn request_round_trips_through_json() {
 /// `expected` (and the message). `"a`b".parse::<BackendOp>()` is right; the
 /// same value through JSON is not. Un-ignore once fixed.
 #[test]
-#[ignore = "bug in src/json.rs: a backtick in the offending text garbles `expected`"]
 fn a_backtick_in_the_offending_text_keeps_the_expected_list() {
     assert_eq!("a`b".parse::<BackendOp>().unwrap_err().expected, BackendOp::SPELLINGS);
     let error = parse_plan_request(r#"{"ops":["a`b"]}"#).unwrap_err();
