@@ -2,6 +2,8 @@
 # Builds every artifact (after scripts/setup.sh):
 #   target/release/backend-targets   the native command
 #   dist/backend-targets.wasm        the WASI command (wasm32-wasip1, wasm-opt -Oz)
+#   pkg/                             the npm package (wasm-bindgen --target web, wasm-opt -Oz,
+#                                    pkg-template/), and dist/backend-targets-<version>.tgz
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -17,3 +19,18 @@ cargo build --release --target wasm32-wasip1 --bin backend-targets
   target/wasm32-wasip1/release/backend-targets.wasm -o dist/backend-targets.wasm
 printf 'dist/backend-targets.wasm: %s bytes (cargo output %s bytes)\n' \
   "$(wc -c <dist/backend-targets.wasm)" "$(wc -c <target/wasm32-wasip1/release/backend-targets.wasm)"
+
+echo "== npm package"
+cargo build --release --lib --target wasm32-unknown-unknown
+rm -rf target/pkg-raw pkg
+wasm-bindgen --target web --out-dir target/pkg-raw target/wasm32-unknown-unknown/release/backend_targets.wasm
+mkdir -p pkg
+"$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+  --enable-reference-types --enable-multivalue \
+  target/pkg-raw/backend_targets_bg.wasm -o pkg/backend_targets_bg.wasm
+cp target/pkg-raw/backend_targets.js target/pkg-raw/backend_targets.d.ts target/pkg-raw/backend_targets_bg.wasm.d.ts pkg/
+cp pkg-template/package.json pkg-template/index.js pkg-template/index.d.ts pkg-template/node.js pkg-template/README.md pkg-template/LICENSE pkg/
+tarball=$(cd pkg && npm pack --silent --pack-destination ../dist)
+printf 'pkg/backend_targets_bg.wasm: %s bytes, %s gzipped; dist/%s: %s bytes\n' \
+  "$(wc -c <pkg/backend_targets_bg.wasm)" "$(gzip -9c pkg/backend_targets_bg.wasm | wc -c)" \
+  "$tarball" "$(wc -c <"dist/$tarball")"

@@ -29,7 +29,7 @@ pub mod target;
 pub mod cli;
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-mod wasm_api;
+pub mod wasm_api;
 
 pub use availability::Availability;
 pub use capsule::{KernelCapsule, reference_capsules};

@@ -125,7 +125,8 @@ preset_functions! {
     #[doc = "macOS Metal target with the mps feature. Takes no options."]
     macos_metal => "macOSMetal", MacOSMetal, "Record<string, never>";
     #[doc = "WASM target (wasi, wasm32) declaring webGpu; `detect()` probes it. Takes no options."]
-    wasm => "wasm", Wasm, "Record<string, never>";
+    #[doc = "Exported as `wasm` by the package entries (wasm-bindgen's glue reserves that name)."]
+    wasm_preset => "wasmPreset", Wasm, "Record<string, never>";
     #[doc = "TPU/XLA target shape. Takes no options."]
     linux_tpu => "linuxTpu", LinuxTpu, "Record<string, never>";
     #[doc = "AWS Trainium/Neuron target shape. Takes no options."]
