@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorCode, Result, join_path};
+use crate::probe::WebGpuCapabilities;
 use crate::vocab::{Device, Provider};
 
 /// Which devices and providers a planner may consider.
@@ -15,11 +16,21 @@ pub struct Availability {
     pub devices: Vec<Device>,
     /// Providers, each at most once. Default `["reference", "torchLean"]`.
     pub providers: Vec<Provider>,
+    /// What a probe found (see `resolve`). When present, capsules that state
+    /// WebGPU requirements are checked against it; when absent they are
+    /// admitted as unverified.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub web_gpu: Option<WebGpuCapabilities>,
 }
 
 impl Default for Availability {
     fn default() -> Self {
-        Self { devices: vec![Device::Cpu], providers: vec![Provider::Reference, Provider::TorchLean] }
+        Self {
+            devices: vec![Device::Cpu],
+            providers: vec![Provider::Reference, Provider::TorchLean],
+            web_gpu: None,
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::probe::WebGpuRequirements;
 use crate::vocab::{BackendOp, Device, Provider, TrustLevel, VJPMode};
 
 /// One implementation of one op.
@@ -24,6 +25,11 @@ pub struct KernelCapsule {
     #[serde(default = "default_vjp")]
     #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
     pub vjp_mode: VJPMode,
+    /// What the WebGPU adapter must offer (features, limits). Checked when
+    /// the availability carries probed capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub requires: Option<WebGpuRequirements>,
 }
 
 fn default_true() -> bool {
@@ -47,6 +53,7 @@ pub fn reference_capsules() -> Vec<KernelCapsule> {
             trust_level: TrustLevel::Checked,
             supports_forward: true,
             vjp_mode: if op.requires_vjp() { VJPMode::TorchLeanTape } else { VJPMode::None },
+            requires: None,
         })
         .collect()
 }

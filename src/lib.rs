@@ -20,6 +20,7 @@ pub mod config;
 pub mod error;
 pub mod json;
 pub mod planner;
+pub mod probe;
 pub mod request;
 pub mod schema;
 mod strict;
@@ -31,6 +32,9 @@ pub mod cli;
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub mod wasm_api;
 
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+pub mod probe_web;
+
 pub use availability::Availability;
 pub use capsule::{KernelCapsule, reference_capsules};
 pub use config::{BackendPreference, ExecutionConfig};
@@ -41,6 +45,10 @@ pub use planner::{
 };
 pub use request::{
     PlanRequest, parse_availability, parse_plan_request, parse_target, plan, plan_request_json,
+};
+pub use probe::{
+    AdapterInfo, AdapterReport, FeatureAction, FeatureChange, ProbeOptions, ProbeReason, ProbeReport,
+    Resolution, WebGpuCapabilities, WebGpuRequirements, resolve,
 };
 pub use schema::SchemaName;
 pub use target::{NamedPreset, Preset, PresetOptions, Target, presets};

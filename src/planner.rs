@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::availability::Availability;
 use crate::capsule::KernelCapsule;
 use crate::config::ExecutionConfig;
+use crate::probe::Unmet;
 use crate::vocab::{BackendOp, Device, Provider, spelled_enum};
 
 spelled_enum! {
@@ -17,6 +18,10 @@ spelled_enum! {
         DeviceNotAvailable = "device-not-available",
         /// Step 1: its provider is not in the availability.
         ProviderNotAvailable = "provider-not-available",
+        /// Step 1: the probed WebGPU adapter lacks a feature it requires.
+        WebGpuFeatureMissing = "webgpu-feature-missing",
+        /// Step 1: a probed WebGPU limit does not meet its requirement.
+        WebGpuLimitTooLow = "webgpu-limit-too-low",
         /// Rule 1: it does not support forward execution.
         NoForward = "no-forward",
         /// Rule 2: the config's trust policy refuses its trust level.
@@ -73,6 +78,11 @@ pub struct Candidate {
     pub reason: Option<RejectionReason>,
     /// The decision as a sentence.
     pub detail: String,
+    /// The capsule states WebGPU requirements but the availability carries no
+    /// probed capabilities (a declared availability): admitted unverified.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub unverified: bool,
 }
 
 /// How one op fared under one config.
@@ -172,6 +182,11 @@ pub fn rejection(
         DeviceNotAvailable
     } else if !availability.has_provider(capsule.provider) {
         ProviderNotAvailable
+    } else if let Some(unmet) = unmet_webgpu_requirement(capsule, availability) {
+        match unmet {
+            Unmet::Feature(_) => WebGpuFeatureMissing,
+            Unmet::Limit { .. } => WebGpuLimitTooLow,
+        }
     } else if !capsule.supports_forward {
         NoForward
     } else if !config.trust_policy.accepts(capsule.trust_level) {
@@ -185,6 +200,15 @@ pub fn rejection(
     } else {
         return None;
     })
+}
+
+/// The first WebGPU requirement the probed adapter does not meet; `None`
+/// when there is none, or when nothing was probed (then it is unverified).
+fn unmet_webgpu_requirement<'a>(
+    capsule: &'a KernelCapsule,
+    availability: &Availability,
+) -> Option<Unmet<'a>> {
+    capsule.requires.as_ref()?.first_unmet(availability.web_gpu.as_ref()?)
 }
 
 /// Whether `capsule` is admissible for `op` under `config` and `availability`.
@@ -206,9 +230,19 @@ fn rejection_detail(
     reason: RejectionReason,
     capsule: &KernelCapsule,
     config: &ExecutionConfig,
+    availability: &Availability,
 ) -> String {
     use RejectionReason::*;
     match reason {
+        WebGpuFeatureMissing | WebGpuLimitTooLow => match unmet_webgpu_requirement(capsule, availability) {
+            Some(Unmet::Feature(feature)) => format!("the WebGPU adapter lacks feature {feature}"),
+            Some(Unmet::Limit { name, needed, offered: Some(offered) }) => {
+                let bound = if name.starts_with("min") { "at most" } else { "at least" };
+                format!("the WebGPU adapter's {name} is {offered}; the capsule needs {bound} {needed}")
+            }
+            Some(Unmet::Limit { name, .. }) => format!("the WebGPU adapter reports no limit {name}"),
+            None => String::new(),
+        },
         DeviceNotAvailable => format!("device {} is not available", capsule.device),
         ProviderNotAvailable => format!("provider {} is not available", capsule.provider),
         NoForward => "the capsule does not support forward execution".to_string(),
@@ -312,7 +346,10 @@ impl<'a> Planner<'a> {
                 let capsule = &self.catalog[index];
                 let reason = rejection(capsule, op, config, self.availability);
                 let (verdict, detail) = match reason {
-                    Some(reason) => (Verdict::Rejected, rejection_detail(reason, capsule, config)),
+                    Some(reason) => (
+                        Verdict::Rejected,
+                        rejection_detail(reason, capsule, config, self.availability),
+                    ),
                     None if chosen == Some(index) => {
                         (Verdict::Chosen, "the first admissible capsule".to_string())
                     }
@@ -320,6 +357,14 @@ impl<'a> Planner<'a> {
                         Verdict::Admissible,
                         format!("admissible, but {} comes first", chosen_name.unwrap_or_default()),
                     ),
+                };
+                let unverified = reason.is_none()
+                    && capsule.requires.is_some()
+                    && self.availability.web_gpu.is_none();
+                let detail = if unverified {
+                    format!("{detail}; its WebGPU requirements are unverified (nothing was probed)")
+                } else {
+                    detail
                 };
                 Candidate {
                     capsule: capsule.name.clone(),
@@ -329,6 +374,7 @@ impl<'a> Planner<'a> {
                     verdict,
                     reason,
                     detail,
+                    unverified,
                 }
             })
             .collect();

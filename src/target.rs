@@ -50,7 +50,7 @@ impl Target {
 
     /// The planner capabilities this declaration claims; probes nothing.
     pub fn declared_availability(&self) -> Availability {
-        Availability { devices: self.devices(), providers: self.providers() }
+        Availability { devices: self.devices(), providers: self.providers(), web_gpu: None }
     }
 
     /// Checks what serde cannot: no feature is repeated. `path` locates the

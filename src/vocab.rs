@@ -400,6 +400,9 @@ macro_rules! for_each_vocabulary {
         $callback!($crate::RejectionReason);
         $callback!($crate::Verdict);
         $callback!($crate::PlanMode);
+        $callback!($crate::ProbeReason);
+        $callback!($crate::FeatureAction);
+        $callback!($crate::probe::PowerPreference);
     };
 }
 

@@ -39,7 +39,7 @@ fn install_panic_recovery() {
 }
 
 /// The `Error` thrown to JavaScript.
-fn js_error(error: Error) -> JsValue {
+pub(crate) fn js_error(error: Error) -> JsValue {
     let js = js_sys::Error::new(&error.one_line());
     js.set_name("BackendTargetsError");
     let object: &JsValue = js.as_ref();
@@ -56,7 +56,7 @@ fn js_error(error: Error) -> JsValue {
 }
 
 /// A JS value as JSON text; `None` for `undefined` (and `null`, when `absent_ok`).
-fn json_text(value: &JsValue, absent_ok: bool) -> Result<Option<String>, Error> {
+pub(crate) fn json_text(value: &JsValue, absent_ok: bool) -> Result<Option<String>, Error> {
     if value.is_undefined() || (absent_ok && value.is_null()) {
         return Ok(None);
     }
@@ -72,17 +72,17 @@ fn json_text(value: &JsValue, absent_ok: bool) -> Result<Option<String>, Error> 
 }
 
 /// Parses compact JSON produced by the core into a JS value.
-fn to_js(text: &str) -> JsValue {
+pub(crate) fn to_js(text: &str) -> JsValue {
     // The core's own output is always valid JSON.
     JSON::parse(text).unwrap_or(JsValue::NULL)
 }
 
-fn required(value: &JsValue, what: &str) -> Result<String, Error> {
+pub(crate) fn required(value: &JsValue, what: &str) -> Result<String, Error> {
     json_text(value, false)?
         .ok_or_else(|| Error::new(ErrorCode::MissingField, "", format!("{what} is required")))
 }
 
-fn target_from(value: &JsValue) -> Result<crate::Target, Error> {
+pub(crate) fn target_from(value: &JsValue) -> Result<crate::Target, Error> {
     parse_target(&required(value, "a Target")?)
 }
 

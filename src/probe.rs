@@ -1,0 +1,262 @@
+//! Declared versus probed (SPEC §3), as data: the probe report, the WebGPU
+//! capabilities a probe found, the requirements a capsule may state, and
+//! `resolve`, which decides the `webGpu` feature from a report. Pure: the
+//! browser probe that fills a report lives in `probe_web`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::availability::Availability;
+use crate::target::Target;
+use crate::vocab::{BuildFeature, spelled_enum};
+
+spelled_enum! {
+    /// Why a probe ended as it did: one stable code per outcome.
+    pub enum ProbeReason {
+        /// An adapter answered (and, with `verifyDevice`, gave a device).
+        AdapterAvailable = "adapter-available",
+        /// No `navigator` (WASI, Node without WebGPU).
+        NoNavigator = "no-navigator",
+        /// `navigator` exists but `navigator.gpu` does not (e.g. an insecure context).
+        NoWebGpuApi = "no-webgpu-api",
+        /// `requestAdapter()` answered `null`.
+        NoAdapter = "no-adapter",
+        /// `requestAdapter()` threw or rejected.
+        AdapterRequestFailed = "adapter-request-failed",
+        /// No answer within `timeoutMs`.
+        Timeout = "timeout",
+        /// `verifyDevice`: the adapter did not give a device.
+        DeviceRequestFailed = "device-request-failed",
+    }
+}
+
+spelled_enum! {
+    /// What the probe did to a declared feature.
+    pub enum FeatureAction {
+        Kept = "kept",
+        Dropped = "dropped",
+    }
+}
+
+spelled_enum! {
+    /// WebGPU's `powerPreference`.
+    pub enum PowerPreference {
+        LowPower = "low-power",
+        HighPerformance = "high-performance",
+    }
+}
+
+/// Options of `probe()`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct ProbeOptions {
+    /// How long to wait for an adapter (and device), in milliseconds. Default 2000.
+    pub timeout_ms: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub power_preference: Option<PowerPreference>,
+    /// Ask for a fallback (software) adapter only. Default false.
+    pub force_fallback_adapter: bool,
+    /// Also request a device; drop `webGpu` when that fails. Default false.
+    pub verify_device: bool,
+}
+
+pub const DEFAULT_PROBE_TIMEOUT_MS: u32 = 2000;
+
+impl Default for ProbeOptions {
+    fn default() -> Self {
+        Self {
+            timeout_ms: DEFAULT_PROBE_TIMEOUT_MS,
+            power_preference: None,
+            force_fallback_adapter: false,
+            verify_device: false,
+        }
+    }
+}
+
+/// `GPUAdapterInfo`'s strings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct AdapterInfo {
+    pub vendor: String,
+    pub architecture: String,
+    pub device: String,
+    pub description: String,
+}
+
+/// What an adapter offers, in WebGPU spelling.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct WebGpuCapabilities {
+    /// Feature names, sorted (e.g. `shader-f16`).
+    pub features: Vec<String>,
+    /// Limits by name (e.g. `maxStorageBufferBindingSize`).
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Record<string, number>"))]
+    pub limits: BTreeMap<String, u64>,
+}
+
+/// What a capsule needs from the WebGPU adapter. Limits named `min…` (the
+/// alignments) are maxima the adapter must not exceed; every other limit is a
+/// minimum the adapter must reach.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct WebGpuRequirements {
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub features: Vec<String>,
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional, type = "Record<string, number>"))]
+    pub limits: BTreeMap<String, u64>,
+}
+
+/// The first requirement an adapter does not meet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unmet<'a> {
+    Feature(&'a str),
+    Limit { name: &'a str, needed: u64, offered: Option<u64> },
+}
+
+impl WebGpuRequirements {
+    /// `None` when `capabilities` meet every requirement.
+    pub fn first_unmet<'a>(&'a self, capabilities: &WebGpuCapabilities) -> Option<Unmet<'a>> {
+        if let Some(feature) = self.features.iter().find(|f| !capabilities.features.contains(f)) {
+            return Some(Unmet::Feature(feature));
+        }
+        self.limits.iter().find_map(|(name, &needed)| {
+            let offered = capabilities.limits.get(name).copied();
+            let met = match offered {
+                None => false,
+                Some(value) if name.starts_with("min") => value <= needed,
+                Some(value) => value >= needed,
+            };
+            (!met).then_some(Unmet::Limit { name, needed, offered })
+        })
+    }
+}
+
+/// The adapter that answered a probe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct AdapterReport {
+    pub info: AdapterInfo,
+    /// A fallback (software) adapter, such as SwiftShader.
+    pub is_fallback_adapter: bool,
+    /// Feature names in WebGPU spelling, sorted.
+    pub features: Vec<String>,
+    /// Limits by WebGPU name.
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Record<string, number>"))]
+    pub limits: BTreeMap<String, u64>,
+}
+
+impl AdapterReport {
+    /// The features and limits planning can gate capsules on.
+    pub fn capabilities(&self) -> WebGpuCapabilities {
+        WebGpuCapabilities { features: self.features.clone(), limits: self.limits.clone() }
+    }
+}
+
+/// The outcome of one `probe()`: never an exception, always a reason.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct ProbeReport {
+    /// Whether WebGPU is usable: `reason` is `adapter-available`.
+    pub available: bool,
+    pub reason: ProbeReason,
+    /// The outcome as a sentence (with the browser's message, if any).
+    pub message: String,
+    /// Whether `navigator.gpu` exists.
+    pub api_present: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub adapter: Option<AdapterReport>,
+    /// With `verifyDevice`: whether a device was obtained.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    pub device_verified: Option<bool>,
+    pub timeout_ms: u32,
+    /// How long the probe took.
+    pub elapsed_ms: f64,
+}
+
+impl ProbeReport {
+    /// An unavailable outcome.
+    pub fn unavailable(reason: ProbeReason, message: impl Into<String>, api_present: bool, timeout_ms: u32) -> Self {
+        Self {
+            available: false,
+            reason,
+            message: message.into(),
+            api_present,
+            adapter: None,
+            device_verified: None,
+            timeout_ms,
+            elapsed_ms: 0.0,
+        }
+    }
+}
+
+/// One feature the probe decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct FeatureChange {
+    pub feature: BuildFeature,
+    pub action: FeatureAction,
+    pub reason: ProbeReason,
+    pub detail: String,
+}
+
+/// A target before and after a probe.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+pub struct Resolution {
+    /// The target as given.
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Required<Target>"))]
+    pub declared: Target,
+    /// The target after the probe (`webGpu` dropped unless an adapter answered).
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Required<Target>"))]
+    pub effective: Target,
+    /// The effective availability, with the adapter's WebGPU capabilities
+    /// when `webGpu` was kept (so planning can gate capsules on them).
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Required<Availability>"))]
+    pub availability: Availability,
+    /// One entry per feature the probe decided (only `webGpu` is).
+    pub changes: Vec<FeatureChange>,
+    /// Features kept exactly as declared: a browser cannot probe them.
+    pub as_declared: Vec<BuildFeature>,
+    pub probe: ProbeReport,
+}
+
+/// Decides `webGpu` from a probe; every other feature, and every native
+/// target, stays as declared.
+pub fn resolve(target: &Target, report: &ProbeReport) -> Resolution {
+    let mut effective = target.clone();
+    let mut changes = Vec::new();
+    let mut capabilities = None;
+    if target.features.contains(&BuildFeature::WebGpu) {
+        let (action, detail) = if report.available {
+            capabilities = report.adapter.as_ref().map(AdapterReport::capabilities);
+            (FeatureAction::Kept, format!("an adapter answered: {}", report.message))
+        } else {
+            effective.features.retain(|&f| f != BuildFeature::WebGpu);
+            (FeatureAction::Dropped, report.message.clone())
+        };
+        changes.push(FeatureChange { feature: BuildFeature::WebGpu, action, reason: report.reason, detail });
+    }
+    let mut availability = effective.declared_availability();
+    availability.web_gpu = capabilities;
+    let as_declared = target.features.iter().copied().filter(|&f| f != BuildFeature::WebGpu).collect();
+    Resolution { declared: target.clone(), effective, availability, changes, as_declared, probe: report.clone() }
+}

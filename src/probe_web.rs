@@ -1,0 +1,309 @@
+//! The browser probe (`wasm32-unknown-unknown` only): asks for a WebGPU
+//! adapter through wgpu's browser backend and fills a `ProbeReport`, then the
+//! JS exports `probe`, `resolve` and `detect`.
+//!
+//! wgpu decides whether the adapter (and, with `verifyDevice`, a device) is
+//! usable. wgpu answers a rejection and a `null` alike and, on the web, leaves
+//! `AdapterInfo` empty, so the same request is also made on `navigator.gpu`
+//! directly, concurrently: it tells `no-adapter` from
+//! `adapter-request-failed`, and gives `GPUAdapterInfo`, the features and the
+//! limits in WebGPU spelling. Nothing is cached: every call probes afresh.
+
+use std::collections::BTreeMap;
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::task::Poll;
+
+use js_sys::{Function, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::json::{from_json, to_json};
+use crate::probe::{
+    AdapterInfo, AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report,
+};
+use crate::target::Target;
+use crate::wasm_api::{js_error, json_text, target_from, to_js};
+
+fn get(object: &JsValue, key: &str) -> JsValue {
+    Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn absent(value: &JsValue) -> bool {
+    value.is_undefined() || value.is_null()
+}
+
+fn now_ms() -> f64 {
+    let performance = get(&js_sys::global(), "performance");
+    match get(&performance, "now").dyn_into::<Function>() {
+        Ok(now) => now.call0(&performance).ok().and_then(|t| t.as_f64()).unwrap_or(0.0),
+        Err(_) => js_sys::Date::now(),
+    }
+}
+
+/// A promise resolved after `ms` milliseconds (`setTimeout`, in pages and workers).
+fn sleep(ms: u32) -> JsFuture {
+    let promise = Promise::new(&mut |resolve, _reject| {
+        let global = js_sys::global();
+        if let Ok(set_timeout) = get(&global, "setTimeout").dyn_into::<Function>() {
+            let _ = set_timeout.call2(&global, &resolve, &JsValue::from(ms));
+        }
+    });
+    JsFuture::from(promise)
+}
+
+/// `fut`, or `None` once `ms` milliseconds have passed.
+async fn within<F: Future>(ms: u32, fut: F) -> Option<F::Output> {
+    let mut fut = pin!(fut);
+    let mut timer = pin!(sleep(ms));
+    poll_fn(|cx| {
+        if let Poll::Ready(value) = fut.as_mut().poll(cx) {
+            return Poll::Ready(Some(value));
+        }
+        if timer.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        Poll::Pending
+    })
+    .await
+}
+
+/// Both futures, polled concurrently.
+async fn both<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
+    let (mut a, mut b) = (pin!(a), pin!(b));
+    let (mut out_a, mut out_b) = (None, None);
+    poll_fn(|cx| {
+        if out_a.is_none() {
+            if let Poll::Ready(v) = a.as_mut().poll(cx) {
+                out_a = Some(v);
+            }
+        }
+        if out_b.is_none() {
+            if let Poll::Ready(v) = b.as_mut().poll(cx) {
+                out_b = Some(v);
+            }
+        }
+        match (out_a.take(), out_b.take()) {
+            (Some(x), Some(y)) => Poll::Ready((x, y)),
+            (x, y) => {
+                out_a = x;
+                out_b = y;
+                Poll::Pending
+            }
+        }
+    })
+    .await
+}
+
+fn error_text(error: &JsValue) -> String {
+    let message = get(error, "message");
+    message.as_string().or_else(|| error.as_string()).unwrap_or_else(|| "unknown error".to_string())
+}
+
+/// What wgpu made of the request.
+enum WgpuOutcome {
+    Adapter { device: Option<Result<(), String>> },
+    NoAdapter(String),
+}
+
+async fn request_through_wgpu(options: &ProbeOptions) -> WgpuOutcome {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::BROWSER_WEBGPU,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let adapter_options = wgpu::RequestAdapterOptions {
+        power_preference: match options.power_preference {
+            None => wgpu::PowerPreference::None,
+            Some(PowerPreference::LowPower) => wgpu::PowerPreference::LowPower,
+            Some(PowerPreference::HighPerformance) => wgpu::PowerPreference::HighPerformance,
+        },
+        force_fallback_adapter: options.force_fallback_adapter,
+        compatible_surface: None,
+        apply_limit_buckets: false,
+    };
+    let adapter = match instance.request_adapter(&adapter_options).await {
+        Ok(adapter) => adapter,
+        Err(error) => return WgpuOutcome::NoAdapter(error.to_string()),
+    };
+    let device = if options.verify_device {
+        let result = adapter.request_device(&wgpu::DeviceDescriptor::default()).await;
+        Some(result.map(|_| ()).map_err(|e| e.to_string()))
+    } else {
+        None
+    };
+    WgpuOutcome::Adapter { device }
+}
+
+/// `navigator.gpu.requestAdapter(options)`, made directly.
+async fn request_directly(gpu: &JsValue, options: &ProbeOptions) -> Result<JsValue, JsValue> {
+    let request = Object::new();
+    if let Some(preference) = options.power_preference {
+        Reflect::set(&request, &"powerPreference".into(), &preference.as_str().into())?;
+    }
+    if options.force_fallback_adapter {
+        Reflect::set(&request, &"forceFallbackAdapter".into(), &JsValue::TRUE)?;
+    }
+    let request_adapter: Function = get(gpu, "requestAdapter").dyn_into()?;
+    let promise = request_adapter.call1(gpu, &request)?;
+    JsFuture::from(Promise::resolve(&promise)).await
+}
+
+fn string_field(object: &JsValue, key: &str) -> String {
+    get(object, key).as_string().unwrap_or_default()
+}
+
+/// Reads info, features and limits off a `GPUAdapter`, in WebGPU spelling.
+fn adapter_report(adapter: &JsValue) -> AdapterReport {
+    let info = get(adapter, "info");
+    let is_fallback_adapter = get(&info, "isFallbackAdapter")
+        .as_bool()
+        .or_else(|| get(adapter, "isFallbackAdapter").as_bool())
+        .unwrap_or(false);
+    let mut features: Vec<String> = js_sys::try_iter(&get(adapter, "features"))
+        .ok()
+        .flatten()
+        .map(|values| values.filter_map(|v| v.ok()?.as_string()).collect())
+        .unwrap_or_default();
+    features.sort();
+    features.dedup();
+    // `GPUSupportedLimits` exposes its limits as prototype getters.
+    let limits_object = get(adapter, "limits");
+    let mut limits = BTreeMap::new();
+    if let Ok(object) = limits_object.clone().dyn_into::<Object>() {
+        for name in Object::get_own_property_names(&object)
+            .iter()
+            .chain(Object::get_own_property_names(&Object::get_prototype_of(&object)).iter())
+        {
+            let Some(name) = name.as_string() else { continue };
+            let Some(value) = get(&limits_object, &name).as_f64() else { continue };
+            if value.is_finite() && value >= 0.0 && value.fract() == 0.0 {
+                limits.insert(name, value as u64);
+            }
+        }
+    }
+    AdapterReport {
+        info: AdapterInfo {
+            vendor: string_field(&info, "vendor"),
+            architecture: string_field(&info, "architecture"),
+            device: string_field(&info, "device"),
+            description: string_field(&info, "description"),
+        },
+        is_fallback_adapter,
+        features,
+        limits,
+    }
+}
+
+/// Probes WebGPU once. Never fails for unavailability: the outcome is a reason.
+pub async fn run_probe(options: &ProbeOptions) -> ProbeReport {
+    let started = now_ms();
+    let mut report = probe_once(options).await;
+    report.elapsed_ms = now_ms() - started;
+    report
+}
+
+async fn probe_once(options: &ProbeOptions) -> ProbeReport {
+    let timeout = options.timeout_ms;
+    let unavailable = |reason, message: String, api| ProbeReport::unavailable(reason, message, api, timeout);
+    let navigator = get(&js_sys::global(), "navigator");
+    if absent(&navigator) {
+        let message = "there is no navigator here (not a browser or web worker)".to_string();
+        return unavailable(ProbeReason::NoNavigator, message, false);
+    }
+    let gpu = get(&navigator, "gpu");
+    if absent(&gpu) {
+        let message =
+            "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)".to_string();
+        return unavailable(ProbeReason::NoWebGpuApi, message, false);
+    }
+    let Some((direct, through_wgpu)) =
+        within(timeout, both(request_directly(&gpu, options), request_through_wgpu(options))).await
+    else {
+        let message = format!("no answer from requestAdapter() within {timeout} ms");
+        return unavailable(ProbeReason::Timeout, message, true);
+    };
+    let adapter = match direct {
+        Err(error) => {
+            let message = format!("requestAdapter() failed: {}", error_text(&error));
+            return unavailable(ProbeReason::AdapterRequestFailed, message, true);
+        }
+        Ok(adapter) if absent(&adapter) => {
+            let message = "requestAdapter() answered null: no suitable adapter".to_string();
+            return unavailable(ProbeReason::NoAdapter, message, true);
+        }
+        Ok(adapter) => adapter_report(&adapter),
+    };
+    let device = match through_wgpu {
+        WgpuOutcome::NoAdapter(error) => {
+            let message = format!("wgpu could not obtain the adapter: {error}");
+            return unavailable(ProbeReason::AdapterRequestFailed, message, true);
+        }
+        WgpuOutcome::Adapter { device } => device,
+    };
+    let name = [&adapter.info.vendor, &adapter.info.architecture]
+        .iter()
+        .filter(|s| !s.is_empty())
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let kind = if adapter.is_fallback_adapter { "fallback adapter" } else { "adapter" };
+    let mut report = ProbeReport {
+        available: true,
+        reason: ProbeReason::AdapterAvailable,
+        message: format!("{kind} {name}").trim_end().to_string(),
+        api_present: true,
+        adapter: Some(adapter),
+        device_verified: None,
+        timeout_ms: timeout,
+        elapsed_ms: 0.0,
+    };
+    if let Some(device) = device {
+        report.device_verified = Some(device.is_ok());
+        if let Err(error) = device {
+            report.available = false;
+            report.reason = ProbeReason::DeviceRequestFailed;
+            report.message = format!("requestDevice() failed: {error}");
+        }
+    }
+    report
+}
+
+fn probe_options(options: &JsValue) -> Result<ProbeOptions, JsValue> {
+    match json_text(options, true).map_err(js_error)? {
+        None => Ok(ProbeOptions::default()),
+        Some(text) => from_json(&text).map_err(js_error),
+    }
+}
+
+/// Probes WebGPU afresh (pages, workers; in Node or WASI it answers
+/// `no-navigator`). Rejects only for invalid options.
+#[wasm_bindgen(unchecked_return_type = "ProbeReport")]
+pub async fn probe(
+    #[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let options = probe_options(&options)?;
+    Ok(to_js(&to_json(&run_probe(&options).await)))
+}
+
+/// Decides the target's `webGpu` feature from a probe report; every other
+/// feature stays as declared.
+#[wasm_bindgen(unchecked_return_type = "Resolution")]
+pub fn resolve(
+    #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ProbeReport")] report: JsValue,
+) -> Result<JsValue, JsValue> {
+    let target = target_from(&target).map_err(js_error)?;
+    let report = crate::wasm_api::required(&report, "a probe report").map_err(js_error)?;
+    let report: ProbeReport = from_json(&report).map_err(|e| js_error(e.under("report")))?;
+    Ok(to_js(&to_json(&resolve_report(&target, &report))))
+}
+
+/// `probe(options)`, then `resolve(wasm(), report)`.
+#[wasm_bindgen(unchecked_return_type = "Resolution")]
+pub async fn detect(
+    #[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let options = probe_options(&options)?;
+    let report = run_probe(&options).await;
+    Ok(to_js(&to_json(&resolve_report(&Target::wasm(), &report))))
+}
