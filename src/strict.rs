@@ -290,8 +290,9 @@ impl<'de> MapAccess<'de> for Fields {
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
         if self.repeated {
+            // Fail inside the value's seed, so the reported path ends with the key.
             let message = "the key appears twice in this object".to_string();
-            return Err(Error::new(ErrorCode::DuplicateField, message));
+            return seed.deserialize(Refuse(Error::new(ErrorCode::DuplicateField, message)));
         }
         seed.deserialize(StrictValue(self.value.take().unwrap_or(Json::Null)))
     }
@@ -346,5 +347,22 @@ impl<'de> VariantAccess<'de> for VariantValue {
         visitor: V,
     ) -> Result<V::Value, Error> {
         Err(de::Error::invalid_type(Unexpected::StructVariant, &visitor))
+    }
+}
+
+/// A deserializer that fails with its error whatever is asked of it.
+struct Refuse(Error);
+
+impl<'de> Deserializer<'de> for Refuse {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Error> {
+        Err(self.0)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
     }
 }

@@ -92,7 +92,7 @@ fn the_exported_vocabulary_walker_covers_the_same_tables() {
         }};
     }
     backend_targets::for_each_vocabulary!(walk);
-    assert_eq!(walked, 16); // every spelled enum, Verdict included
+    assert_eq!(walked, 19); // every spelled enum, Verdict and the probe vocabularies included
 }
 
 /// SPEC §1's table, value for value and in order.
@@ -582,7 +582,7 @@ fn declared_availability_of_every_preset() {
         assert_eq!(t.providers(), providers, "{preset}");
         assert_eq!(
             t.declared_availability(),
-            Availability { devices: devices.to_vec(), providers: providers.to_vec() }
+            Availability { devices: devices.to_vec(), providers: providers.to_vec(), web_gpu: None }
         );
     }
 }
@@ -649,7 +649,7 @@ fn availability_defaults_and_validation() {
 #[test]
 fn availability_admits_device_and_provider_together() {
     let availability =
-        Availability { devices: vec![D::Cpu, D::Wasm], providers: vec![P::Reference, P::WebGpu] };
+        Availability { devices: vec![D::Cpu, D::Wasm], providers: vec![P::Reference, P::WebGpu], web_gpu: None };
     let table = [
         (D::Cpu, P::Reference, true),
         (D::Wasm, P::WebGpu, true),
@@ -794,6 +794,7 @@ fn capsule(name: &str, op: BackendOp, provider: Provider, device: Device) -> Ker
         trust_level: TrustLevel::Verified,
         supports_forward: true,
         vjp_mode: VJPMode::BackendVjp,
+        requires: None,
     }
 }
 
@@ -802,7 +803,7 @@ fn config(device: Device, backend: BackendPreference) -> ExecutionConfig {
 }
 
 fn everything() -> Availability {
-    Availability { devices: Device::ALL.to_vec(), providers: Provider::ALL.to_vec() }
+    Availability { devices: Device::ALL.to_vec(), providers: Provider::ALL.to_vec(), web_gpu: None }
 }
 
 /// The reason the planner gives for the only capsule of `catalog`'s op.
@@ -881,7 +882,7 @@ fn auto_picks_the_first_admissible_capsule_in_catalog_order() {
     assert_eq!(ops, [Op::Mul, Op::Add, Op::Mul]);
     assert_eq!((kernels[1].provider, kernels[1].device), (P::TorchLean, D::Cpu));
     // Capsules the availability does not admit are dropped first.
-    let narrow = Availability { devices: vec![D::Cpu], providers: vec![P::Reference] };
+    let narrow = Availability { devices: vec![D::Cpu], providers: vec![P::Reference], web_gpu: None };
     assert_eq!(chosen(&[Op::Add], &auto, &narrow, &catalog).unwrap(), ["ref.add"]);
 }
 
@@ -942,8 +943,16 @@ fn only_never_yields_another_provider() {
 #[test]
 fn rejection_reasons_in_order_of_precedence() {
     use RejectionReason as R;
-    let availability =
-        Availability { devices: vec![D::Cpu, D::Cuda], providers: vec![P::Reference, P::NativeCuda] };
+    // A probed adapter with one feature and one limit.
+    let probed = WebGpuCapabilities {
+        features: vec!["timestamp-query".into()],
+        limits: [("maxStorageBufferBindingSize".to_string(), 1 << 27)].into(),
+    };
+    let availability = Availability {
+        devices: vec![D::Cpu, D::Cuda],
+        providers: vec![P::Reference, P::NativeCuda],
+        web_gpu: Some(probed),
+    };
     let config = ExecutionConfig {
         device: D::Cuda,
         backend: BackendPreference::Only(P::NativeCuda),
@@ -959,11 +968,18 @@ fn rejection_reasons_in_order_of_precedence() {
         trust_level: TrustLevel::Fuzzed,
         supports_forward: false,
         vjp_mode: VJPMode::TorchLeanTape,
+        // Lacks the adapter's feature set and asks more than its limit.
+        requires: Some(WebGpuRequirements {
+            features: vec!["shader-f16".into()],
+            limits: [("maxStorageBufferBindingSize".to_string(), 1 << 28)].into(),
+        }),
     };
     type Fix = fn(&mut KernelCapsule);
-    let steps: [(R, Fix); 7] = [
+    let steps: [(R, Fix); 9] = [
         (R::DeviceNotAvailable, |c| c.device = D::Cpu), // available, still not cuda
         (R::ProviderNotAvailable, |c| c.provider = P::Reference), // available, still not allowed
+        (R::WebGpuFeatureMissing, |c| c.requires.as_mut().unwrap().features.clear()),
+        (R::WebGpuLimitTooLow, |c| c.requires = None),
         (R::NoForward, |c| c.supports_forward = true),
         (R::TrustRefused, |c| c.trust_level = TrustLevel::Checked),
         (R::ProviderNotAllowed, |c| c.provider = P::NativeCuda),

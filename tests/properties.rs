@@ -44,7 +44,7 @@ fn availability() -> impl Strategy<Value = Availability> {
             subsequence(DEVICES.to_vec(), 0..=DEVICES.len()).prop_shuffle(),
             subsequence(PROVIDERS.to_vec(), 0..=PROVIDERS.len()).prop_shuffle(),
         )
-            .prop_map(|(devices, providers)| Availability { devices, providers }),
+            .prop_map(|(devices, providers)| Availability { devices, providers, web_gpu: None }),
     ]
 }
 
@@ -92,6 +92,7 @@ fn catalog() -> impl Strategy<Value = Vec<KernelCapsule>> {
                 trust_level,
                 supports_forward,
                 vjp_mode,
+                requires: None,
             })
             .collect()
     })
@@ -350,9 +351,10 @@ proptest! {
                 trust_level: TrustLevel::Verified,
                 supports_forward: true,
                 vjp_mode: VJPMode::BackendVjp,
+                requires: None,
             });
         }
-        let everything = Availability { devices: Device::ALL.to_vec(), providers: Provider::ALL.to_vec() };
+        let everything = Availability { devices: Device::ALL.to_vec(), providers: Provider::ALL.to_vec(), web_gpu: None };
         if let Ok(kernels) = plan_ops(&ops, &config, &everything, &catalog) {
             prop_assert!(kernels.iter().all(|k| k.provider == provider));
         }

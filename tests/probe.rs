@@ -1,0 +1,189 @@
+//! SPEC §3 as data: `resolve` decides only `webGpu` from a probe report, and
+//! planning gates capsules on probed WebGPU capabilities (rejected when unmet,
+//! unverified when nothing was probed). The browser probe itself is tested in
+//! Chromium (tests/js/browser.test.mjs) and with wasm-bindgen-test.
+
+use backend_targets::json::{from_json, to_json};
+use backend_targets::*;
+
+fn adapter_report() -> ProbeReport {
+    ProbeReport {
+        available: true,
+        reason: ProbeReason::AdapterAvailable,
+        message: "fallback adapter google swiftshader".into(),
+        api_present: true,
+        adapter: Some(AdapterReport {
+            info: AdapterInfo {
+                vendor: "google".into(),
+                architecture: "swiftshader".into(),
+                device: String::new(),
+                description: String::new(),
+            },
+            is_fallback_adapter: true,
+            features: vec!["float32-filterable".into(), "timestamp-query".into()],
+            limits: [
+                ("maxStorageBufferBindingSize".to_string(), 1 << 30),
+                ("minStorageBufferOffsetAlignment".to_string(), 256),
+            ]
+            .into(),
+        }),
+        device_verified: None,
+        timeout_ms: 2000,
+        elapsed_ms: 12.5,
+    }
+}
+
+fn unavailable(reason: ProbeReason) -> ProbeReport {
+    ProbeReport::unavailable(reason, format!("because {reason}"), reason != ProbeReason::NoNavigator, 2000)
+}
+
+#[test]
+fn an_answering_adapter_keeps_webgpu_and_carries_its_capabilities() {
+    let resolution = resolve(&Target::wasm(), &adapter_report());
+    assert_eq!(resolution.effective, Target::wasm());
+    assert_eq!(resolution.changes.len(), 1);
+    let change = &resolution.changes[0];
+    assert_eq!((change.feature, change.action, change.reason), (BuildFeature::WebGpu, FeatureAction::Kept, ProbeReason::AdapterAvailable));
+    assert_eq!(resolution.availability.devices, [Device::Cpu, Device::Wasm]);
+    assert_eq!(resolution.availability.providers, [Provider::Reference, Provider::TorchLean, Provider::WebGpu]);
+    let caps = resolution.availability.web_gpu.as_ref().expect("probed capabilities");
+    assert!(caps.features.contains(&"timestamp-query".to_string()));
+    assert!(resolution.as_declared.is_empty());
+}
+
+#[test]
+fn every_unavailable_outcome_drops_webgpu_with_its_reason_and_keeps_the_devices() {
+    for &reason in ProbeReason::ALL {
+        if reason == ProbeReason::AdapterAvailable {
+            continue;
+        }
+        let resolution = resolve(&Target::wasm(), &unavailable(reason));
+        assert!(resolution.effective.features.is_empty(), "{reason}");
+        assert_eq!(resolution.changes[0].action, FeatureAction::Dropped);
+        assert_eq!(resolution.changes[0].reason, reason);
+        assert_eq!(resolution.availability.devices, [Device::Cpu, Device::Wasm], "devices stay");
+        assert_eq!(resolution.availability.providers, [Provider::Reference, Provider::TorchLean]);
+        assert!(resolution.availability.web_gpu.is_none());
+    }
+}
+
+#[test]
+fn native_targets_and_other_features_stay_as_declared() {
+    for preset in presets() {
+        for report in [adapter_report(), unavailable(ProbeReason::NoAdapter)] {
+            let resolution = resolve(&preset.target, &report);
+            if preset.name == Preset::Wasm {
+                continue;
+            }
+            assert_eq!(resolution.effective, preset.target, "{}", preset.name);
+            assert!(resolution.changes.is_empty(), "{}", preset.name);
+            assert_eq!(resolution.as_declared, preset.target.features);
+            assert_eq!(resolution.availability.devices, preset.target.devices());
+            assert_eq!(resolution.availability.providers, preset.target.providers());
+        }
+    }
+    // webGpu next to other features: only webGpu is decided.
+    let mixed = Target { features: vec![BuildFeature::Xla, BuildFeature::WebGpu, BuildFeature::Neuron], ..Target::wasm() };
+    let resolution = resolve(&mixed, &unavailable(ProbeReason::Timeout));
+    assert_eq!(resolution.effective.features, [BuildFeature::Xla, BuildFeature::Neuron]);
+    assert_eq!(resolution.as_declared, [BuildFeature::Xla, BuildFeature::Neuron]);
+}
+
+fn webgpu_capsule(name: &str, requires: Option<WebGpuRequirements>) -> KernelCapsule {
+    KernelCapsule {
+        name: name.into(),
+        op: BackendOp::Matmul,
+        provider: Provider::WebGpu,
+        device: Device::Wasm,
+        trust_level: TrustLevel::Checked,
+        supports_forward: true,
+        vjp_mode: VJPMode::TorchLeanTape,
+        requires,
+    }
+}
+
+fn requires(features: &[&str], limits: &[(&str, u64)]) -> Option<WebGpuRequirements> {
+    Some(WebGpuRequirements {
+        features: features.iter().map(|s| s.to_string()).collect(),
+        limits: limits.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+    })
+}
+
+fn plan_with(availability: Availability, catalog: Vec<KernelCapsule>) -> PlanResult {
+    let mut request = PlanRequest::new(vec![BackendOp::Matmul]);
+    request.availability = Some(availability);
+    request.capsules = Some(catalog);
+    request.config = Some(ExecutionConfig { device: Device::Wasm, ..ExecutionConfig::default() });
+    plan(&request).unwrap()
+}
+
+#[test]
+fn probed_capabilities_gate_capsules_with_reason_codes() {
+    let probed = resolve(&Target::wasm(), &adapter_report()).availability;
+    let catalog = vec![
+        webgpu_capsule("needs-f16", requires(&["shader-f16"], &[])),
+        webgpu_capsule("needs-2GiB", requires(&[], &[("maxStorageBufferBindingSize", 1 << 31)])),
+        webgpu_capsule("needs-unknown-limit", requires(&[], &[("maxMadeUpThing", 1)])),
+        webgpu_capsule("needs-alignment-64", requires(&[], &[("minStorageBufferOffsetAlignment", 64)])),
+        webgpu_capsule("fits", requires(&["timestamp-query"], &[("maxStorageBufferBindingSize", 1 << 27), ("minStorageBufferOffsetAlignment", 256)])),
+    ];
+    let result = plan_with(probed, catalog);
+    assert!(result.ok);
+    assert_eq!(result.kernels.as_ref().unwrap()[0].capsule, "fits");
+    let candidates = &result.attempts[0].ops[0].candidates;
+    let reasons: Vec<_> = candidates.iter().map(|c| c.reason).collect();
+    use RejectionReason as R;
+    assert_eq!(
+        reasons,
+        [Some(R::WebGpuFeatureMissing), Some(R::WebGpuLimitTooLow), Some(R::WebGpuLimitTooLow), Some(R::WebGpuLimitTooLow), None]
+    );
+    assert!(candidates[0].detail.contains("shader-f16"), "{}", candidates[0].detail);
+    assert!(candidates[1].detail.contains("maxStorageBufferBindingSize is 1073741824"), "{}", candidates[1].detail);
+    assert!(candidates[2].detail.contains("reports no limit maxMadeUpThing"), "{}", candidates[2].detail);
+    assert!(candidates[3].detail.contains("at most 64"), "{}", candidates[3].detail);
+    assert!(candidates.iter().all(|c| !c.unverified));
+}
+
+#[test]
+fn a_declared_availability_admits_requirements_unverified() {
+    let declared = Target::wasm().declared_availability();
+    let result = plan_with(declared, vec![webgpu_capsule("needs-f16", requires(&["shader-f16"], &[]))]);
+    assert!(result.ok);
+    let candidate = &result.attempts[0].ops[0].candidates[0];
+    assert_eq!(candidate.verdict, Verdict::Chosen);
+    assert!(candidate.unverified);
+    assert!(candidate.detail.contains("unverified"), "{}", candidate.detail);
+    assert!(to_json(&result).contains(r#""unverified":true"#));
+}
+
+#[test]
+fn a_server_can_recheck_a_client_plan_from_the_probed_availability_json() {
+    let client = resolve(&Target::wasm(), &adapter_report());
+    let request = format!(
+        r#"{{"ops":["matmul"],"config":{{"device":"wasm"}},"availability":{},"capsules":[{}]}}"#,
+        to_json(&client.availability),
+        to_json(&webgpu_capsule("needs-f16", requires(&["shader-f16"], &[]))),
+    );
+    let result = parse_plan_request(&request).unwrap().run();
+    assert!(!result.ok);
+    assert_eq!(result.attempts[0].ops[0].candidates[0].reason, Some(RejectionReason::WebGpuFeatureMissing));
+}
+
+#[test]
+fn probe_reports_round_trip_strictly() {
+    for report in [adapter_report(), unavailable(ProbeReason::NoWebGpuApi)] {
+        let parsed: ProbeReport = from_json(&to_json(&report)).unwrap();
+        assert_eq!(parsed, report);
+    }
+    let error = from_json::<ProbeReport>(r#"{"available":true}"#).unwrap_err();
+    assert_eq!((error.code, error.path.as_str()), (ErrorCode::MissingField, "reason"));
+    let options = from_json::<ProbeOptions>(r#"{"timeoutMs": 50, "powerPreference": "low-power"}"#).unwrap();
+    assert_eq!(options.timeout_ms, 50);
+    let error = from_json::<ProbeOptions>(r#"{"powerPreference": "fast"}"#).unwrap_err();
+    assert_eq!(error.code, ErrorCode::UnknownVariant);
+    assert_eq!(error.expected, ["low-power", "high-performance"]);
+    let error = from_json::<Availability>(r#"{"webGpu":{"limits":{"maxBufferSize":-1}}}"#).unwrap_err();
+    assert_eq!(error.path, "webGpu.limits.maxBufferSize");
+    let error = from_json::<Availability>(r#"{"webGpu":{"limits":{"a":1,"a":2}}}"#).unwrap_err();
+    assert_eq!((error.code, error.path.as_str()), (ErrorCode::DuplicateField, "webGpu.limits.a"));
+}
