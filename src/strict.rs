@@ -3,8 +3,9 @@
 //! serde's derived structs also accept a JSON array (fields by position) and
 //! serde_json keeps the last of two duplicate keys; the SPEC allows neither.
 //! So text is first read into `Json` (objects in document order, a repeated
-//! key is an error), then the typed value is read from it by `StrictValue`,
-//! which hands structs only to objects.
+//! key is kept), then the typed value is read from it by `StrictValue`, which
+//! hands structs only to objects, reports repeated keys, and tracks the path
+//! of every value so that each error says where it is.
 
 use serde::de::value::StrDeserializer;
 use serde::de::{
@@ -14,7 +15,7 @@ use serde::de::{
 use std::collections::BTreeSet;
 use std::fmt;
 
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, join_path};
 
 /// A structured deserialization failure: serde's error constructors are
 /// overridden so that the code, the field and the valid spellings arrive as
@@ -22,7 +23,10 @@ use crate::error::ErrorCode;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     pub code: ErrorCode,
-    /// For a missing or duplicate field: its name (the path ends at its object).
+    /// Where, once known: set by the innermost value that sees the error.
+    pub path: Option<String>,
+    /// For a missing or duplicate field: its name, appended to the path of
+    /// the object that reports it.
     pub field: Option<String>,
     pub message: String,
     pub expected: Vec<String>,
@@ -30,7 +34,16 @@ pub struct Error {
 
 impl Error {
     fn new(code: ErrorCode, message: String) -> Self {
-        Self { code, field: None, message, expected: Vec::new() }
+        Self { code, path: None, field: None, message, expected: Vec::new() }
+    }
+
+    /// Locates the error at `path` unless a deeper value already did.
+    fn at(mut self, path: &str) -> Self {
+        if self.path.is_none() {
+            let field = self.field.take().unwrap_or_default();
+            self.path = Some(join_path(path, &field));
+        }
+        self
     }
 
     fn expecting(mut self, expected: &[&str]) -> Self {
@@ -173,14 +186,34 @@ impl Json {
     }
 }
 
-/// Deserializes typed values from a `Json`, structs only from objects.
-pub struct StrictValue(pub Json);
+/// Deserializes typed values from a `Json`, structs only from objects; every
+/// error it lets through carries the path of the value that caused it.
+pub struct StrictValue {
+    json: Json,
+    path: String,
+}
+
+impl StrictValue {
+    pub fn new(json: Json) -> Self {
+        Self { json, path: String::new() }
+    }
+
+    fn child(json: Json, path: String) -> Self {
+        Self { json, path }
+    }
+}
+
+/// Reads a `T` from a document; the error, if any, is located.
+pub fn deserialize<T: de::DeserializeOwned>(json: Json) -> Result<T, Error> {
+    T::deserialize(StrictValue::new(json)).map_err(|e| e.at(""))
+}
 
 impl<'de> Deserializer<'de> for StrictValue {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
+        let path = self.path;
+        let result = match self.json {
             Json::Null => visitor.visit_unit(),
             Json::Bool(b) => visitor.visit_bool(b),
             Json::Number(n) => match (n.as_u64(), n.as_i64()) {
@@ -189,20 +222,22 @@ impl<'de> Deserializer<'de> for StrictValue {
                 _ => visitor.visit_f64(n.as_f64().unwrap_or_default()),
             },
             Json::String(s) => visitor.visit_string(s),
-            Json::Array(items) => visitor.visit_seq(Items(items.into_iter())),
-            Json::Object(fields) => visitor.visit_map(Fields::new(fields)),
-        }
+            Json::Array(items) => visitor.visit_seq(Items::new(items, &path)),
+            Json::Object(fields) => visitor.visit_map(Fields::new(fields, &path)),
+        };
+        result.map_err(|e| e.at(&path))
     }
 
     /// An optional field is either absent or a value: `null` is a wrong type,
     /// not a way to say "absent".
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
+        match self.json {
             Json::Null => Err(Error::new(
                 ErrorCode::WrongType,
                 "null is not accepted: leave the field out instead".to_string(),
-            )),
-            other => visitor.visit_some(StrictValue(other)),
+            )
+            .at(&self.path)),
+            json => visitor.visit_some(StrictValue::child(json, self.path)),
         }
     }
 
@@ -220,10 +255,12 @@ impl<'de> Deserializer<'de> for StrictValue {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.0 {
-            Json::Object(fields) => visitor.visit_map(Fields::new(fields)),
+        let path = self.path;
+        let result = match self.json {
+            Json::Object(fields) => visitor.visit_map(Fields::new(fields, &path)),
             other => Err(de::Error::invalid_type(other.unexpected(), &visitor)),
-        }
+        };
+        result.map_err(|e| e.at(&path))
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -232,14 +269,18 @@ impl<'de> Deserializer<'de> for StrictValue {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.0 {
-            Json::String(variant) => visitor.visit_enum(Variant { variant, value: None }),
+        let path = self.path;
+        let result = match self.json {
+            Json::String(variant) => {
+                visitor.visit_enum(Variant { variant, value: None, path: path.clone() })
+            }
             Json::Object(mut fields) if fields.len() == 1 => {
                 let (variant, value) = fields.remove(0);
-                visitor.visit_enum(Variant { variant, value: Some(value) })
+                visitor.visit_enum(Variant { variant, value: Some(value), path: path.clone() })
             }
             other => Err(de::Error::invalid_type(other.unexpected(), &visitor)),
-        }
+        };
+        result.map_err(|e| e.at(&path))
     }
 
     serde::forward_to_deserialize_any! {
@@ -248,59 +289,79 @@ impl<'de> Deserializer<'de> for StrictValue {
     }
 }
 
-struct Items(std::vec::IntoIter<Json>);
+struct Items {
+    items: std::vec::IntoIter<Json>,
+    path: String,
+    index: usize,
+}
+
+impl Items {
+    fn new(items: Vec<Json>, path: &str) -> Self {
+        Self { items: items.into_iter(), path: path.to_string(), index: 0 }
+    }
+}
 
 impl<'de> SeqAccess<'de> for Items {
     type Error = Error;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
-        self.0.next().map(|item| seed.deserialize(StrictValue(item))).transpose()
+        let Some(item) = self.items.next() else { return Ok(None) };
+        let path = format!("{}[{}]", self.path, self.index);
+        self.index += 1;
+        seed.deserialize(StrictValue::child(item, path)).map(Some)
     }
     fn size_hint(&self) -> Option<usize> {
-        Some(self.0.len())
+        Some(self.items.len())
     }
 }
 
 struct Fields {
     fields: std::vec::IntoIter<(String, Json)>,
-    value: Option<Json>,
+    path: String,
+    /// The current key's value and path, between `next_key_seed` and `next_value_seed`.
+    value: Option<(Json, String)>,
     seen: BTreeSet<String>,
     /// The current key repeats an earlier one.
     repeated: bool,
 }
 
 impl Fields {
-    fn new(fields: Vec<(String, Json)>) -> Self {
-        Self { fields: fields.into_iter(), value: None, seen: BTreeSet::new(), repeated: false }
+    fn new(fields: Vec<(String, Json)>, path: &str) -> Self {
+        Self {
+            fields: fields.into_iter(),
+            path: path.to_string(),
+            value: None,
+            seen: BTreeSet::new(),
+            repeated: false,
+        }
     }
 }
 
 impl<'de> MapAccess<'de> for Fields {
     type Error = Error;
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
-        match self.fields.next() {
-            None => Ok(None),
-            Some((key, value)) => {
-                // Reported by `next_value_seed`, once the path ends with the key.
-                self.repeated = !self.seen.insert(key.clone());
-                self.value = Some(value);
-                let key: StrDeserializer<'_, Error> = key.as_str().into_deserializer();
-                seed.deserialize(key).map(Some)
-            }
-        }
+        let Some((key, value)) = self.fields.next() else { return Ok(None) };
+        let path = join_path(&self.path, &key);
+        self.repeated = !self.seen.insert(key.clone());
+        let name: StrDeserializer<'_, Error> = key.as_str().into_deserializer();
+        // An unknown field is reported by the key's seed: locate it at the key.
+        let key = seed.deserialize(name).map_err(|e| e.at(&path))?;
+        self.value = Some((value, path));
+        Ok(Some(key))
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        let (value, path) = self.value.take().unwrap_or((Json::Null, self.path.clone()));
         if self.repeated {
-            // Fail inside the value's seed, so the reported path ends with the key.
             let message = "the key appears twice in this object".to_string();
-            return seed.deserialize(Refuse(Error::new(ErrorCode::DuplicateField, message)));
+            return Err(Error::new(ErrorCode::DuplicateField, message).at(&path));
         }
-        seed.deserialize(StrictValue(self.value.take().unwrap_or(Json::Null)))
+        seed.deserialize(StrictValue::child(value, path))
     }
 }
 
 struct Variant {
     variant: String,
     value: Option<Json>,
+    path: String,
 }
 
 impl<'de> EnumAccess<'de> for Variant {
@@ -309,13 +370,16 @@ impl<'de> EnumAccess<'de> for Variant {
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, VariantValue), Error> {
         let name: StrDeserializer<'_, Error> = self.variant.as_str().into_deserializer();
         let variant = seed.deserialize(name)?;
-        Ok((variant, VariantValue { name: self.variant, value: self.value }))
+        let path = join_path(&self.path, &self.variant);
+        Ok((variant, VariantValue { name: self.variant, value: self.value, path }))
     }
 }
 
 struct VariantValue {
     name: String,
     value: Option<Json>,
+    /// The path of the variant's value (`config.backend.prefer`).
+    path: String,
 }
 
 impl<'de> VariantAccess<'de> for VariantValue {
@@ -328,14 +392,16 @@ impl<'de> VariantAccess<'de> for VariantValue {
                 &format!("the plain string \"{}\"", self.name).as_str(),
             )),
         }
+        .map_err(|e: Error| e.at(&self.path))
     }
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
         match self.value {
-            Some(value) => seed.deserialize(StrictValue(value)),
-            None => Err(de::Error::invalid_type(
+            Some(value) => seed.deserialize(StrictValue::child(value, self.path)),
+            None => Err(<Error as de::Error>::invalid_type(
                 Unexpected::Str(&self.name),
                 &format!("an object with a value, such as {{\"{}\": ...}}", self.name).as_str(),
-            )),
+            )
+            .at(&self.path)),
         }
     }
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
@@ -347,22 +413,5 @@ impl<'de> VariantAccess<'de> for VariantValue {
         visitor: V,
     ) -> Result<V::Value, Error> {
         Err(de::Error::invalid_type(Unexpected::StructVariant, &visitor))
-    }
-}
-
-/// A deserializer that fails with its error whatever is asked of it.
-struct Refuse(Error);
-
-impl<'de> Deserializer<'de> for Refuse {
-    type Error = Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Error> {
-        Err(self.0)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
-        identifier ignored_any
     }
 }
