@@ -65,10 +65,10 @@ impl de::Error for Error {
         Self::new(ErrorCode::InvalidValue, message.to_string())
     }
     fn invalid_type(unexpected: Unexpected<'_>, expected: &dyn de::Expected) -> Self {
-        Self::new(ErrorCode::WrongType, format!("expected {expected}, found {unexpected}"))
+        Self::new(ErrorCode::WrongType, format!("expected {expected}, found {}", describe(unexpected)))
     }
     fn invalid_value(unexpected: Unexpected<'_>, expected: &dyn de::Expected) -> Self {
-        Self::new(ErrorCode::InvalidValue, format!("expected {expected}, found {unexpected}"))
+        Self::new(ErrorCode::InvalidValue, format!("expected {expected}, found {}", describe(unexpected)))
     }
     fn invalid_length(length: usize, expected: &dyn de::Expected) -> Self {
         Self::new(ErrorCode::InvalidValue, format!("expected {expected}, found {length} elements"))
@@ -92,6 +92,24 @@ impl de::Error for Error {
     }
     fn duplicate_field(field: &'static str) -> Self {
         Self::duplicate(field)
+    }
+}
+
+/// `Unexpected`'s own wording, except that a float is not printed: that
+/// keeps float formatting (some 25 KB of wasm) out of the binaries.
+fn describe(unexpected: Unexpected<'_>) -> String {
+    match unexpected {
+        Unexpected::Bool(b) => format!("boolean `{b}`"),
+        Unexpected::Unsigned(n) => format!("integer `{n}`"),
+        Unexpected::Signed(n) => format!("integer `{n}`"),
+        Unexpected::Float(_) => "a fractional number".to_string(),
+        Unexpected::Char(c) => format!("character `{c}`"),
+        Unexpected::Str(s) => format!("string {s:?}"),
+        Unexpected::Unit => "null".to_string(),
+        Unexpected::Seq => "an array".to_string(),
+        Unexpected::Map => "an object".to_string(),
+        Unexpected::Other(other) => other.to_string(),
+        _ => "another kind of value".to_string(),
     }
 }
 
@@ -144,7 +162,7 @@ impl<'de> Visitor<'de> for JsonVisitor {
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json, E> {
         serde_json::Number::from_f64(v)
             .map(Json::Number)
-            .ok_or_else(|| E::invalid_value(Unexpected::Float(v), &self))
+            .ok_or_else(|| E::invalid_value(Unexpected::Other("a non-finite number"), &self))
     }
     fn visit_str<E>(self, v: &str) -> Result<Json, E> {
         Ok(Json::String(v.to_string()))
@@ -177,7 +195,7 @@ impl Json {
             Json::Number(n) => match (n.as_u64(), n.as_i64()) {
                 (Some(u), _) => Unexpected::Unsigned(u),
                 (_, Some(i)) => Unexpected::Signed(i),
-                _ => Unexpected::Float(n.as_f64().unwrap_or_default()),
+                _ => Unexpected::Other("a fractional number"),
             },
             Json::String(s) => Unexpected::Str(s),
             Json::Array(_) => Unexpected::Seq,
