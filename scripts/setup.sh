@@ -38,6 +38,12 @@ else
   background wasm-bindgen cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
 fi
 
+if cargo fuzz --version 2>/dev/null | grep -q " $CARGO_FUZZ_VERSION\$"; then
+  echo "cargo-fuzz $CARGO_FUZZ_VERSION present"
+else
+  background cargo-fuzz cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
+fi
+
 step "Debian packages"
 if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
   echo "chromium present: $(chromium --version 2>/dev/null || true)"

@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# Set-up, build, then every test: native Rust (unit, integration, property,
-# golden, schemas, doc), then the Node suites (WASI under wasmtime and node:wasi).
+# Set-up, build, then every test:
+#   native Rust: unit, integration (core, probe, CLI goldens, malformed corpus),
+#     property tests, schemas, doc tests
+#   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
+#   Node suites (tests/js/): the npm package (node entry and web glue), the
+#     consumer check (offline install, tsc, Vite), the WASI build under wasmtime
+#     and node:wasi, the probe under Node, and Chromium (demo page, probe, worker)
+#   a bounded fuzzing run (cargo-fuzz, 20 s per target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -11,7 +17,19 @@ scripts/build.sh
 echo "== native Rust tests"
 cargo test --release --features schema
 
+echo "== wasm-bindgen-test: binding layer (wasm32-unknown-unknown, under Node)"
+log=$(mktemp); trap 'rm -f "$log"' EXIT
+cargo test --target wasm32-unknown-unknown --test wasm_bindings 2>&1 | tee "$log"
+# The runner exits 0 when no test ran: insist on a positive count.
+grep -Eq '^test result: ok\. [1-9][0-9]* passed; 0 failed' "$log" || { echo "wasm_bindings: no passing run" >&2; exit 1; }
+
+echo "== wasm-bindgen-test: probe in Chromium"
+scripts/test-browser.sh --wasm-only
+
 echo "== Node test suites"
 node --test tests/js/
+
+echo "== bounded fuzzing"
+scripts/fuzz.sh bounded
 
 echo "== all tests passed in $(( $(date +%s) - start ))s"

@@ -2,3 +2,4 @@
 # WASM_BINDGEN_VERSION must equal the `wasm-bindgen = "=…"` pin in Cargo.toml.
 WASMTIME_VERSION=48.0.8
 WASM_BINDGEN_VERSION=0.2.130
+CARGO_FUZZ_VERSION=0.13.2

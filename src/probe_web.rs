@@ -134,8 +134,9 @@ async fn request_through_wgpu(options: &ProbeOptions) -> WgpuOutcome {
     WgpuOutcome::Adapter { device }
 }
 
-/// `navigator.gpu.requestAdapter(options)`, made directly.
-async fn request_directly(gpu: &JsValue, options: &ProbeOptions) -> Result<JsValue, JsValue> {
+/// Starts `navigator.gpu.requestAdapter(options)` directly. `Err` when the
+/// call itself throws (a shim can; a conforming browser rejects instead).
+fn request_directly(gpu: &JsValue, options: &ProbeOptions) -> Result<JsFuture, JsValue> {
     let request = Object::new();
     if let Some(preference) = options.power_preference {
         Reflect::set(&request, &"powerPreference".into(), &preference.as_str().into())?;
@@ -145,7 +146,14 @@ async fn request_directly(gpu: &JsValue, options: &ProbeOptions) -> Result<JsVal
     }
     let request_adapter: Function = get(gpu, "requestAdapter").dyn_into()?;
     let promise = request_adapter.call1(gpu, &request)?;
-    JsFuture::from(Promise::resolve(&promise)).await
+    Ok(JsFuture::from(Promise::resolve(&promise)))
+}
+
+/// Whether this global is a page or a web worker (Node 21+ and Deno also
+/// define `navigator`, without being either).
+fn is_browser_context() -> bool {
+    let global = js_sys::global();
+    !absent(&get(&global, "document")) || !absent(&get(&global, "WorkerGlobalScope"))
 }
 
 fn string_field(object: &JsValue, key: &str) -> String {
@@ -211,13 +219,25 @@ async fn probe_once(options: &ProbeOptions) -> ProbeReport {
         return unavailable(ProbeReason::NoNavigator, message, false);
     }
     let gpu = get(&navigator, "gpu");
+    if absent(&gpu) && !is_browser_context() {
+        let message = "navigator has no gpu and this is not a browser or web worker".to_string();
+        return unavailable(ProbeReason::NoNavigator, message, false);
+    }
     if absent(&gpu) {
         let message =
             "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)".to_string();
         return unavailable(ProbeReason::NoWebGpuApi, message, false);
     }
-    let Some((direct, through_wgpu)) =
-        within(timeout, both(request_directly(&gpu, options), request_through_wgpu(options))).await
+    // Ask directly first: if that call throws, wgpu's (uncaught) call would
+    // throw too, so answer before involving wgpu.
+    let direct = match request_directly(&gpu, options) {
+        Ok(direct) => direct,
+        Err(error) => {
+            let message = format!("requestAdapter() threw: {}", error_text(&error));
+            return unavailable(ProbeReason::AdapterRequestFailed, message, true);
+        }
+    };
+    let Some((direct, through_wgpu)) = within(timeout, both(direct, request_through_wgpu(options))).await
     else {
         let message = format!("no answer from requestAdapter() within {timeout} ms");
         return unavailable(ProbeReason::Timeout, message, true);

@@ -7,6 +7,8 @@
 //! Invalid input throws an `Error` with `code`, `path` and, for a bad
 //! spelling, `expected`; an unplannable request returns `{ ok: false, ... }`.
 
+use std::cell::Cell;
+
 use js_sys::{Array, JSON, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -30,7 +32,7 @@ export interface BackendTargetsError extends Error {
 }
 "#;
 
-#[wasm_bindgen(start, skip_typescript)]
+#[wasm_bindgen(start, private)]
 fn install_panic_recovery() {
     // A panic traps and would poison the instance; schedule a fresh instance
     // for the next call instead. (No input is known to panic: this is the
@@ -39,7 +41,12 @@ fn install_panic_recovery() {
 }
 
 /// The `Error` thrown to JavaScript.
-pub(crate) fn js_error(error: Error) -> JsValue {
+pub(crate) fn js_error(mut error: Error) -> JsValue {
+    if let Some(kind) = UNREPRESENTABLE.with(|seen| seen.take()) {
+        if error.code == ErrorCode::WrongType {
+            error.message = format!("{} ({kind} was given, which JSON cannot represent)", error.message);
+        }
+    }
     let js = js_sys::Error::new(&error.one_line());
     js.set_name("BackendTargetsError");
     let object: &JsValue = js.as_ref();
@@ -64,11 +71,37 @@ pub(crate) fn json_text(value: &JsValue, absent_ok: bool) -> Result<Option<Strin
         // A string is taken as JSON text (e.g. a request read from a file).
         return Ok(Some(text));
     }
-    let not_json = || {
-        Error::new(ErrorCode::WrongType, "", "the value cannot be represented as JSON")
-    };
-    let text = JSON::stringify(value).map_err(|_| not_json())?;
-    text.as_string().map(Some).ok_or_else(not_json)
+    // JSON.stringify would silently drop a function or a symbol property (and
+    // throw on a BigInt): turn each into null instead, so the strict parser
+    // refuses it with its exact path, and remember what it was for the message.
+    UNREPRESENTABLE.with(|seen| seen.set(None));
+    let replacer = Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(|_key: JsValue, value: JsValue| {
+        let kind = if value.is_function() {
+            "a function"
+        } else if value.is_symbol() {
+            "a symbol"
+        } else if value.is_bigint() {
+            "a BigInt"
+        } else if value.as_f64().is_some_and(|n| !n.is_finite()) {
+            "a non-finite number"
+        } else {
+            return value;
+        };
+        UNREPRESENTABLE.with(|seen| {
+            if seen.get().is_none() {
+                seen.set(Some(kind));
+            }
+        });
+        JsValue::NULL
+    });
+    let text = JSON::stringify_with_replacer(value, replacer.as_ref());
+    let not_json = || Error::new(ErrorCode::WrongType, "", "the value cannot be represented as JSON");
+    text.map_err(|_| not_json())?.as_string().map(Some).ok_or_else(not_json)
+}
+
+thread_local! {
+    /// What the last `json_text` turned into null, for the error message.
+    static UNREPRESENTABLE: Cell<Option<&'static str>> = const { Cell::new(None) };
 }
 
 /// Parses compact JSON produced by the core into a JS value.
@@ -192,8 +225,15 @@ pub fn plan(
 /// `plan` on JSON text, returning the compact JSON text: byte-identical to
 /// `backend-targets plan`.
 #[wasm_bindgen(js_name = planJson)]
-pub fn plan_json(request: &str) -> Result<String, JsValue> {
-    plan_text(request).map_err(js_error)
+pub fn plan_json(
+    // A JsValue, not `&str`: the glue would copy a string into the old
+    // instance before a scheduled re-initialisation swaps in a fresh one.
+    #[wasm_bindgen(unchecked_param_type = "string")] request: JsValue,
+) -> Result<String, JsValue> {
+    let text = request.as_string().ok_or_else(|| {
+        js_error(Error::new(ErrorCode::WrongType, "", "planJson takes the request as JSON text (a string)"))
+    })?;
+    plan_text(&text).map_err(js_error)
 }
 
 fn plan_text(text: &str) -> Result<String, Error> {

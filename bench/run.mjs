@@ -1,0 +1,124 @@
+// The benchmark table (issue 5): every figure is a median over repeated runs
+// with its spread (min–max), set against a reference measured in the same run.
+//
+//   node bench/run.mjs            (after scripts/build.sh; scripts/bench.sh does both)
+//
+// Needs: target/release/examples/plan_bench (native), target/wasm32-wasip1/
+// release/examples/{plan_bench,hello}.wasm, dist/backend-targets.wasm, pkg/,
+// wasmtime on PATH, Chromium at /usr/bin/chromium and playwright-core.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { gzipSync, brotliCompressSync, constants as zlib } from 'node:zlib';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { planRequest } from './catalog.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const at = (p) => join(ROOT, p);
+const scratch = mkdtempSync(join(tmpdir(), 'bt-bench-'));
+const rows = [];
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const spread = (xs) => `${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}`;
+function fmt(x) {
+  if (x >= 100) return x.toFixed(0);
+  if (x >= 10) return x.toFixed(1);
+  return x.toFixed(2);
+}
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+function row(area, measure, value, spreadText, reference, ratio, goal = '') {
+  rows.push({ area, measure, value, spread: spreadText, reference, ratio, goal });
+}
+function timed(fn, runs) {
+  const xs = [];
+  for (let i = 0; i < runs; i++) { const t = process.hrtime.bigint(); fn(); xs.push(Number(process.hrtime.bigint() - t) / 1e6); }
+  return xs;
+}
+
+// ---- size
+{
+  const wasm = readFileSync(at('pkg/backend_targets_bg.wasm'));
+  const glue = readFileSync(at('pkg/backend_targets.js'));
+  const wasi = readFileSync(at('dist/backend-targets.wasm'));
+  const gz = (b) => gzipSync(b, { level: 9 }).length;
+  const br = (b) => brotliCompressSync(b, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }).length;
+  row('size', 'npm .wasm (probe included), gzip', kib(gz(wasm)), `raw ${kib(wasm.length)}, brotli ${kib(br(wasm))}`, 'limit 50 KiB', (gz(wasm) / (50 * 1024)).toFixed(2), '≤ 1.00');
+  row('size', 'JS glue (backend_targets.js), gzip', kib(gz(glue)), `raw ${kib(glue.length)}, brotli ${kib(br(glue))}`, '', '');
+  row('size', 'WASI module', kib(wasi.length), `gzip ${kib(gz(wasi))}`, 'limit 200 KiB', (wasi.length / (200 * 1024)).toFixed(2), '≤ 1.00');
+}
+
+// ---- start in Node: a fresh process per run; instantiate + init vs bare instantiate
+{
+  const script = (withGlue) => `
+    import { readFileSync } from 'node:fs';
+    const bytes = readFileSync(${JSON.stringify(at('pkg/backend_targets_bg.wasm'))});
+    const glue = await import(${JSON.stringify(at('pkg/backend_targets.js'))});
+    const t = performance.now();
+    ${withGlue ? 'glue.initSync({ module: bytes }); glue.presets();'
+               : 'const m = new WebAssembly.Module(bytes); void m;'}
+    console.log(performance.now() - t);`;
+  const run = (withGlue) => Array.from({ length: 15 }, () =>
+    Number(spawnSync(process.execPath, ['--input-type=module', '-e', script(withGlue)]).stdout.toString()));
+  const init = run(true), compile = run(false);
+  row('start', 'Node: initSync + first call (ms)', fmt(median(init)), spread(init), `compile only ${fmt(median(compile))}`, (median(init) / median(compile)).toFixed(2));
+}
+
+// ---- planner: text-in/text-out plan of all 68 ops, native vs wasm (Node) vs WASI (wasmtime)
+const pkg = await import(at('pkg/node.js'));
+const perCapsule = [];
+for (const n of [100, 1000, 10000]) {
+  const text = JSON.stringify(planRequest(n));
+  const file = join(scratch, `req${n}.json`);
+  writeFileSync(file, text);
+  const iterations = n >= 10000 ? 9 : 25;
+  const native = JSON.parse(spawnSync(at('target/release/examples/plan_bench'), [String(iterations)], { input: text }).stdout);
+  const wasi = JSON.parse(spawnSync('wasmtime', ['run', at('target/wasm32-wasip1/release/examples/plan_bench.wasm'), String(iterations)], { input: text }).stdout);
+  pkg.planJson(text); // warm-up
+  const node = timed(() => pkg.planJson(text), iterations).map((ms) => ms * 1000);
+  const nodeMedian = median(node);
+  row('planner', `${n} capsules: wasm in Node (µs/plan)`, fmt(nodeMedian), spread(node), `native ${fmt(native.medianUs)}`, (nodeMedian / native.medianUs).toFixed(2), n === 1000 ? '≤ 2.00' : '');
+  row('planner', `${n} capsules: WASI in wasmtime (µs/plan)`, fmt(wasi.medianUs), `${fmt(wasi.minUs)}–${fmt(wasi.maxUs)}`, `native ${fmt(native.medianUs)}`, (wasi.medianUs / native.medianUs).toFixed(2));
+  row('planner', `${n} capsules: plans/s native | Node | WASI`, `${fmt(1e6 / native.medianUs)} | ${fmt(1e6 / nodeMedian)} | ${fmt(1e6 / wasi.medianUs)}`, '', '', '');
+  perCapsule.push([n, native.medianUs / n, nodeMedian / n]);
+}
+{
+  const [[, n100], [, n1k], [, n10k]] = perCapsule;
+  row('planner', 'growth: native µs per capsule at 100 | 1k | 10k', `${fmt(n100)} | ${fmt(n1k)} | ${fmt(n10k)}`, '', 'linear = flat', (n10k / n1k).toFixed(2), '≈ 1 (10k vs 1k)');
+}
+
+// ---- boundary: a small call and a large request, against the planner's own (text) time
+{
+  const target = pkg.linuxCuda({ enableLibTorch: true });
+  const small = timed(() => { for (let i = 0; i < 1000; i++) pkg.declaredAvailability(target); }, 15).map((ms) => ms);
+  row('boundary', 'declaredAvailability(target) (µs/call)', fmt(median(small)), spread(small), '', '');
+  const request = planRequest(10000);
+  const text = JSON.stringify(request);
+  const object = timed(() => pkg.plan(request), 9).map((ms) => ms * 1000);
+  const json = timed(() => pkg.planJson(text), 9).map((ms) => ms * 1000);
+  row('boundary', 'plan(object), 10k capsules (µs)', fmt(median(object)), spread(object), `planJson(text) ${fmt(median(json))}`, (median(object) / median(json)).toFixed(2));
+}
+
+// ---- WASI: a plan run against the start-up floor
+{
+  const request = readFileSync(at('tests/vectors/requests/default-explained.json'));
+  const runs = (args, input) => Array.from({ length: 15 }, () => {
+    const t = process.hrtime.bigint(); spawnSync('wasmtime', ['run', ...args], { input }); return Number(process.hrtime.bigint() - t) / 1e6;
+  });
+  const hello = runs([at('target/wasm32-wasip1/release/examples/hello.wasm')], Buffer.alloc(0));
+  const plan = runs([at('dist/backend-targets.wasm'), 'plan'], request);
+  row('WASI', '`wasmtime run` plan (ms)', fmt(median(plan)), spread(plan), `hello-world ${fmt(median(hello))}`, (median(plan) / median(hello)).toFixed(2), '≤ 1.50');
+}
+
+// ---- Chromium: start and probe
+try {
+  const { chromiumFigures } = await import('./chromium.mjs');
+  for (const r of await chromiumFigures(ROOT)) row(...r);
+} catch (error) {
+  row('chromium', 'not measured', String(error.message ?? error).split('\n')[0], '', '', '');
+}
+
+const header = ['area', 'measure', 'median', 'spread (min–max)', 'reference (same run)', 'ratio', 'goal'];
+const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
+for (const r of rows) lines.push(`| ${[r.area, r.measure, r.value, r.spread, r.reference, r.ratio, r.goal].join(' | ')} |`);
+console.log(lines.join('\n'));

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The benchmark table (BENCHMARKS.md says how to read it): set-up, build, the
+# bench helpers (native and WASI), then bench/run.mjs prints one table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+scripts/setup.sh >/dev/null
+scripts/build.sh >/dev/null
+cargo build --release --example plan_bench --example hello 2>/dev/null
+cargo build --release --target wasm32-wasip1 --example plan_bench --example hello 2>/dev/null
+node bench/run.mjs

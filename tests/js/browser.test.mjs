@@ -1,0 +1,312 @@
+// The WebGPU probe in a real headless Chromium (Debian's /usr/bin/chromium,
+// driven by playwright-core; no stand-in for navigator.gpu), through the demo
+// page www/ served with its Content-Security-Policy by a local static server:
+//
+//   --enable-unsafe-webgpu   SwiftShader answers: webGpu kept (adapter-available)
+//   default flags            navigator.gpu exists, requestAdapter() answers null: dropped (no-adapter)
+//   insecure context         a hostname mapped to 127.0.0.1 over plain http: no navigator.gpu,
+//                            dropped (no-webgpu-api), and the page still works
+//
+// In each, a module worker (www/worker.js) must give the page's answer, the
+// page must load with no console error or warning, no failed or foreign
+// request and no CSP violation, and a full-page screenshot is saved under
+// tests/js/artifacts/. With the kept adapter, plan-time gating is checked
+// against the real adapter's features and limits.
+//
+// The two outcomes a browser cannot produce on demand (a requestAdapter() that
+// never answers, one that throws) are simulated in tests/probe_browser.rs.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { ROOT } from './common.mjs';
+import { CSP, serve } from './static-server.mjs';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARTIFACTS = join(ROOT, 'tests', 'js', 'artifacts');
+const BASE_ARGS = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const INSECURE_HOST = 'bt.test';
+// Chromium's own warning when requestAdapter() answers null (once for the
+// direct request, once for wgpu's): expected with default flags, nowhere else.
+const NO_ADAPTER_WARNING = /^No available adapters\.$/;
+
+let server;
+before(async () => {
+  for (const file of ['pkg/index.js', 'pkg/backend_targets_bg.wasm']) {
+    assert.ok(existsSync(join(ROOT, file)), `${file} is missing: run scripts/build.sh first`);
+  }
+  server = await serve(ROOT);
+  mkdirSync(ARTIFACTS, { recursive: true });
+});
+after(async () => {
+  await server?.close();
+});
+
+/** Runs `fn(context)` in a fresh headless Chromium with a temporary profile, then closes it. */
+async function withChromium(extraArgs, fn) {
+  const profile = mkdtempSync(join(tmpdir(), 'bt-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...BASE_ARGS, ...extraArgs],
+    viewport: { width: 1280, height: 900 },
+    timeout: 30_000,
+  });
+  try {
+    return await fn(context);
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Opens the demo page at `origin` and waits until it (and its worker) is done.
+ * Returns the page, every problem seen while loading it, and the two resolutions.
+ */
+async function openDemo(context, origin, { allowedWarnings = [] } = {}) {
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems = [];
+  const allowedWarningsSeen = [];
+  page.on('console', (message) => {
+    if (message.type() !== 'error' && message.type() !== 'warning') return;
+    const text = message.text();
+    if (message.type() === 'warning' && allowedWarnings.some((re) => re.test(text))) allowedWarningsSeen.push(text);
+    else problems.push(`console ${message.type()}: ${text}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) problems.push(`request outside the origin: ${url}`);
+  });
+  // Counted by the page itself, in case a violation is not logged.
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (event) => {
+      window.__cspViolations.push(`${event.violatedDirective} ${event.blockedURI}`);
+    });
+  });
+  const response = await page.goto(`${origin}/www/`);
+  assert.equal(response.status(), 200);
+  try {
+    await page.waitForFunction(() => document.body.dataset.ready && document.body.dataset.workerReady, null,
+      { timeout: 20_000 });
+  } catch (error) {
+    const state = await page.evaluate(() => `${JSON.stringify(document.body.dataset)} ${document.getElementById('status')?.textContent}`);
+    throw new Error(`the demo page did not finish: ${state}; problems: ${problems.join('; ')}`, { cause: error });
+  }
+  const state = await page.evaluate(() => ({
+    ready: document.body.dataset.ready,
+    workerReady: document.body.dataset.workerReady,
+    resolution: document.getElementById('resolution').textContent,
+    worker: document.getElementById('worker-resolution')?.textContent ?? null,
+    workerText: document.getElementById('worker').textContent,
+    cspViolations: window.__cspViolations,
+  }));
+  assert.equal(state.ready, 'true', `the demo page failed: ${problems.join('; ')}`);
+  assert.equal(state.workerReady, 'true', `the worker failed: ${state.workerText}`);
+  return {
+    page,
+    problems,
+    allowedWarningsSeen,
+    cspViolations: state.cspViolations,
+    cspHeader: response.headers()['content-security-policy'],
+    resolution: JSON.parse(state.resolution),
+    workerResolution: JSON.parse(state.worker),
+  };
+}
+
+/** A resolution without its timing. */
+function withoutTiming(resolution) {
+  const copy = structuredClone(resolution);
+  delete copy.probe.elapsedMs;
+  return copy;
+}
+
+/** The checks every situation shares: a clean load under the CSP, a plan, the worker's answer. */
+async function commonChecks(t, demo, screenshot) {
+  await t.test('the page loads with no console error or warning, no failed or foreign request, under the CSP', async () => {
+    assert.deepEqual(demo.problems, []);
+    assert.deepEqual(demo.cspViolations, []);
+    assert.equal(demo.cspHeader, CSP);
+    const meta = await demo.page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+    assert.equal(meta, CSP);
+    // The policy is in force: an inline script element is refused (scripts
+    // evaluated through DevTools are exempt, so the page must insert it), while
+    // the WebAssembly module compiled thanks to 'wasm-unsafe-eval'.
+    const inline = await demo.page.evaluate(async () => {
+      const script = document.createElement('script');
+      script.textContent = 'window.__inlineScriptRan = true;';
+      document.head.append(script);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return { ran: window.__inlineScriptRan === true, violations: window.__cspViolations };
+    });
+    // One report per policy: the header's and the <meta>'s.
+    assert.equal(inline.ran, false);
+    assert.deepEqual(inline.violations, ['script-src-elem inline', 'script-src-elem inline']);
+  });
+
+  await t.test('the planner panel shows a plan', async () => {
+    const kernels = demo.page.locator('#plan table.kernels tbody tr');
+    assert.ok((await kernels.count()) >= 1, 'a kernels table with at least one row');
+    assert.match(await demo.page.locator('#plan .plan-head .badge').textContent(), /^planned$/);
+    assert.ok((await demo.page.locator('#plan table.candidates tbody tr').count()) >= 1);
+    assert.equal(await demo.page.locator('#presets tbody tr').count(), 13);
+  });
+
+  await t.test('a web worker gets the same answer as the page', () => {
+    assert.deepEqual(withoutTiming(demo.workerResolution), withoutTiming(demo.resolution));
+    assert.equal(typeof demo.workerResolution.probe.elapsedMs, 'number');
+  });
+
+  await demo.page.screenshot({ path: join(ARTIFACTS, screenshot), fullPage: true });
+}
+
+test('Chromium with --enable-unsafe-webgpu: SwiftShader answers, webGpu is kept', async (t) => {
+  await withChromium(['--enable-unsafe-webgpu'], async (context) => {
+    const demo = await openDemo(context, server.origin);
+    const { resolution } = demo;
+
+    await t.test('detect() keeps webGpu with the SwiftShader fallback adapter', () => {
+      assert.deepEqual(resolution.changes.map(({ feature, action, reason }) => ({ feature, action, reason })),
+        [{ feature: 'webGpu', action: 'kept', reason: 'adapter-available' }]);
+      assert.deepEqual(resolution.declared, { os: 'wasi', arch: 'wasm32', accelerator: 'wasm', features: ['webGpu'] });
+      assert.deepEqual(resolution.effective, resolution.declared);
+      const { probe } = resolution;
+      assert.equal(probe.available, true);
+      assert.equal(probe.reason, 'adapter-available');
+      assert.equal(probe.apiPresent, true);
+      assert.equal(probe.timeoutMs, 2000);
+      assert.ok(probe.elapsedMs >= 0 && probe.elapsedMs < 2000, `elapsedMs ${probe.elapsedMs}`);
+      assert.equal(probe.adapter.info.vendor, 'google');
+      assert.equal(probe.adapter.info.architecture, 'swiftshader');
+      assert.equal(probe.adapter.isFallbackAdapter, true);
+      assert.ok(probe.adapter.features.length > 0);
+      assert.deepEqual(probe.adapter.features, [...probe.adapter.features].sort());
+      assert.ok(probe.adapter.limits.maxStorageBufferBindingSize > 0);
+      assert.deepEqual(resolution.availability.devices, ['cpu', 'wasm']);
+      assert.ok(resolution.availability.providers.includes('webGpu'));
+      assert.deepEqual(resolution.availability.webGpu,
+        { features: probe.adapter.features, limits: probe.adapter.limits });
+      assert.deepEqual(resolution.asDeclared, []);
+    });
+
+    await commonChecks(t, demo, 'demo-webgpu.png');
+
+    await t.test('plan-time gating against the real adapter', async () => {
+      const webGpu = resolution.availability.webGpu;
+      assert.ok(!webGpu.features.includes('shader-f16'), 'SwiftShader offers no shader-f16 (else pick another feature)');
+      const limit = webGpu.limits.maxStorageBufferBindingSize;
+      const capsule = (name, requires) => ({
+        name, op: 'matmul', provider: 'webGpu', device: 'wasm', trustLevel: 'checked', vjpMode: 'torchLeanTape', requires,
+      });
+      const capsules = [
+        capsule('needs-f16', { features: ['shader-f16'] }),
+        capsule('needs-more-storage', { limits: { maxStorageBufferBindingSize: limit + 1 } }),
+        capsule('fits', { features: [webGpu.features[0]], limits: { maxStorageBufferBindingSize: limit } }),
+      ];
+      const outcome = await demo.page.evaluate(async ({ capsules }) => {
+        const m = await import('/pkg/index.js');
+        await m.default();
+        const request = (availability) => ({
+          ops: ['matmul'], configs: [{ device: 'wasm', backend: { only: 'webGpu' } }], availability, capsules,
+        });
+        const detected = await m.detect();
+        return {
+          reason: detected.probe.reason,
+          probed: m.plan(request(detected.availability)),
+          declared: m.plan(request(m.declaredAvailability(m.wasm()))),
+        };
+      }, { capsules });
+
+      assert.equal(outcome.reason, 'adapter-available');
+      const candidates = (result) => result.attempts[0].ops[0].candidates;
+      const [f16, big, fits] = candidates(outcome.probed);
+      assert.equal(outcome.probed.ok, true);
+      assert.deepEqual(outcome.probed.kernels.map((k) => k.capsule), ['fits']);
+      assert.equal(f16.verdict, 'rejected');
+      assert.equal(f16.reason, 'webgpu-feature-missing');
+      assert.match(f16.detail, /shader-f16/);
+      assert.equal(big.verdict, 'rejected');
+      assert.equal(big.reason, 'webgpu-limit-too-low');
+      assert.match(big.detail, new RegExp(`maxStorageBufferBindingSize is ${limit}; the capsule needs at least ${limit + 1}`));
+      assert.equal(fits.verdict, 'chosen');
+      assert.equal(fits.unverified, undefined);
+
+      // A declared availability carries no probed capabilities: nothing can be
+      // checked, so every capsule is admitted, marked unverified.
+      assert.equal(outcome.declared.availability.webGpu, undefined);
+      assert.ok(outcome.declared.availability.providers.includes('webGpu'));
+      const declared = candidates(outcome.declared);
+      assert.deepEqual(declared.map((c) => [c.capsule, c.verdict, c.unverified]),
+        [['needs-f16', 'chosen', true], ['needs-more-storage', 'admissible', true], ['fits', 'admissible', true]]);
+      assert.deepEqual(outcome.declared.kernels.map((k) => k.capsule), ['needs-f16']);
+    });
+
+    await t.test('the demo planner shows the gating', async () => {
+      const row = demo.page.locator('#plan table.candidates tr', { hasText: 'webgpu.matmul.f16' }).first();
+      assert.match(await row.textContent(), /webgpu-feature-missing/);
+      await demo.page.locator('input[name="against"][value="declared"]').check();
+      await demo.page.waitForFunction(() => document.querySelector('#plan .chip-unverified'));
+      assert.match(await demo.page.locator('#plan').textContent(), /unverified/);
+      await demo.page.locator('#reset-button').click();
+    });
+  });
+});
+
+test('Chromium with default flags: navigator.gpu exists, no adapter, webGpu is dropped', async (t) => {
+  await withChromium([], async (context) => {
+    const demo = await openDemo(context, server.origin, { allowedWarnings: [NO_ADAPTER_WARNING] });
+    const { resolution } = demo;
+
+    await t.test('detect() drops webGpu with no-adapter', async () => {
+      const raw = await demo.page.evaluate(async () => ({
+        secure: isSecureContext,
+        gpu: typeof navigator.gpu,
+        adapter: String(await navigator.gpu.requestAdapter()),
+      }));
+      assert.deepEqual(raw, { secure: true, gpu: 'object', adapter: 'null' });
+      assert.deepEqual(resolution.changes.map(({ feature, action, reason }) => ({ feature, action, reason })),
+        [{ feature: 'webGpu', action: 'dropped', reason: 'no-adapter' }]);
+      assert.equal(resolution.probe.available, false);
+      assert.equal(resolution.probe.apiPresent, true);
+      assert.equal(resolution.probe.adapter, undefined);
+      assert.deepEqual(resolution.effective.features, []);
+      assert.deepEqual(resolution.availability, { devices: ['cpu', 'wasm'], providers: ['reference', 'torchLean'] });
+      assert.ok(demo.allowedWarningsSeen.length > 0, 'Chromium warned that no adapter is available');
+    });
+
+    await commonChecks(t, demo, 'demo-no-adapter.png');
+  });
+});
+
+test('Chromium, insecure context (a mapped hostname over plain http): no navigator.gpu, webGpu is dropped', async (t) => {
+  await withChromium(['--enable-unsafe-webgpu', `--host-resolver-rules=MAP ${INSECURE_HOST} 127.0.0.1`], async (context) => {
+    const origin = `http://${INSECURE_HOST}:${server.port}`;
+    const demo = await openDemo(context, origin);
+    const { resolution } = demo;
+
+    await t.test('detect() drops webGpu with no-webgpu-api, and the wasm module still works', async () => {
+      const raw = await demo.page.evaluate(() => ({ secure: isSecureContext, gpu: typeof navigator.gpu, origin: location.origin }));
+      assert.deepEqual(raw, { secure: false, gpu: 'undefined', origin });
+      assert.deepEqual(resolution.changes.map(({ feature, action, reason }) => ({ feature, action, reason })),
+        [{ feature: 'webGpu', action: 'dropped', reason: 'no-webgpu-api' }]);
+      assert.equal(resolution.probe.apiPresent, false);
+      assert.deepEqual(resolution.availability, { devices: ['cpu', 'wasm'], providers: ['reference', 'torchLean'] });
+    });
+
+    await commonChecks(t, demo, 'demo-insecure.png');
+  });
+});

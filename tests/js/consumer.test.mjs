@@ -1,0 +1,208 @@
+// The package as a new user meets it: dist/backend-targets-<version>.tgz
+// installed offline into a fresh temporary project, then
+//   - a Node ESM script imports it (no init call) and prints the right answers;
+//   - TypeScript (strict; moduleResolution "bundler" and "node16") accepts a
+//     file using the API, and rejects one that misspells an enum ("MacOS");
+//   - Vite builds a page importing it, with no warnings, emitting the .wasm.
+// tsc and vite are tests/js's own devDependencies, run with the temporary
+// project as their root, so the project itself needs no registry.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { ROOT } from './common.mjs';
+
+const TOOLS = join(ROOT, 'tests', 'js', 'node_modules');
+const TSC = join(TOOLS, 'typescript', 'bin', 'tsc');
+const VITE = join(TOOLS, 'vite', 'bin', 'vite.js');
+const { version } = JSON.parse(readFileSync(join(ROOT, 'pkg-template', 'package.json'), 'utf8'));
+const TARBALL = process.env.BACKEND_TARGETS_TGZ ?? join(ROOT, 'dist', `backend-targets-${version}.tgz`);
+
+let dir;
+const write = (name, text) => writeFileSync(join(dir, name), text);
+/** Runs a command in the temporary project; returns { status, output } (stdout + stderr). */
+function run(command, args, extraEnv = {}) {
+  const r = spawnSync(command, args, {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...extraEnv },
+  });
+  if (r.error) throw r.error;
+  return { status: r.status, output: `${r.stdout}${r.stderr}` };
+}
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'backend-targets-consumer-'));
+  write('package.json', JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2));
+  copyFileSync(TARBALL, join(dir, basename(TARBALL)));
+  // Offline, with an empty cache of its own and an unreachable registry: the
+  // tarball alone must be enough.
+  const r = run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts',
+    '--cache', join(dir, '.npm-cache'), '--registry', 'http://127.0.0.1:9/', `./${basename(TARBALL)}`]);
+  assert.equal(r.status, 0, `npm install --offline failed:\n${r.output}`);
+});
+
+after(() => {
+  if (dir && !process.env.KEEP_CONSUMER_DIR) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('consumer of the npm tarball', () => {
+  test('the tarball installs the package files and nothing else', () => {
+    const installed = join(dir, 'node_modules', 'backend-targets');
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+    assert.equal(manifest.name, 'backend-targets');
+    assert.equal(manifest.version, version);
+    assert.deepEqual(readdirSync(installed).sort(), [...manifest.files, 'package.json'].sort());
+    assert.equal(manifest.dependencies, undefined, 'no runtime dependencies');
+  });
+
+  test('a Node ESM script imports it with no init call', () => {
+    write('consumer.mjs', `
+import { linuxCuda, declaredAvailability, plan, planJson, presets, wasm } from 'backend-targets';
+const out = {
+  entry: import.meta.resolve('backend-targets').split('/node_modules/')[1],
+  availability: declaredAvailability(linuxCuda({ enableLibTorch: true })),
+  wasm: wasm(),
+  presets: presets().map((p) => p.name),
+  kernels: plan({ ops: ['matmul', 'softmax'] }).kernels.map((k) => k.capsule),
+  text: planJson('{"ops": ["add"]}').length > 0,
+};
+try {
+  plan({ ops: ['matmul'], target: { os: 'MacOS' } });
+} catch (e) {
+  out.error = { name: e.name, code: e.code, path: e.path, expected: e.expected };
+}
+console.log(JSON.stringify(out));
+`);
+    const r = run(process.execPath, ['consumer.mjs']);
+    assert.equal(r.status, 0, r.output);
+    const out = JSON.parse(r.output);
+    assert.equal(out.entry, 'backend-targets/node.js', 'Node resolves the node entry');
+    assert.deepEqual(out.availability, {
+      devices: ['cpu', 'cuda'],
+      providers: ['reference', 'torchLean', 'nativeCuda', 'cuBLAS', 'cuFFT', 'libTorch'],
+    });
+    assert.deepEqual(out.wasm, { os: 'wasi', arch: 'wasm32', accelerator: 'wasm', features: ['webGpu'] });
+    assert.equal(out.presets.length, 13);
+    assert.equal(out.kernels.length, 2);
+    assert.equal(out.text, true);
+    assert.deepEqual(out.error, {
+      name: 'BackendTargetsError', code: 'unknown-variant', path: 'target.os',
+      expected: ['linux', 'macOS', 'windows', 'wasi', 'unknown'],
+    });
+  });
+
+  describe('TypeScript (tests/js devDependency, strict)', () => {
+    before(() => {
+      write('good.ts', `
+import { declaredAvailability, linuxCpu, linuxCuda, linuxRocm, plan, planJson, presets, wasm } from 'backend-targets';
+import type { BackendTargetsError, Device, ErrorCode, NamedPreset, PlanRequest, PlanResult, Target } from 'backend-targets';
+
+const all: NamedPreset[] = presets();
+const target: Required<Target> = linuxCuda({ enableLibTorch: true });
+const devices: Device[] = declaredAvailability(wasm()).devices;
+const request: PlanRequest = {
+  ops: ['matmul', 'softmax'],
+  target,
+  configs: [{ device: 'cuda', backend: { prefer: 'cuBLAS' } }, { device: 'cpu', trustPolicy: 'checked' }],
+  capsules: [{ name: 'cublas.matmul', op: 'matmul', provider: 'cuBLAS', device: 'cuda', trustLevel: 'verified', vjpMode: 'backendVJP' }],
+  mode: 'perOp',
+  explain: true,
+};
+const result: PlanResult = plan(request);
+const text: string = planJson(JSON.stringify(request));
+if (result.ok) {
+  for (const k of result.kernels ?? []) {
+    const device: Device = k.device;
+    console.log(device, k.capsule, all.length, text.length, devices);
+  }
+}
+try {
+  plan({ ops: ['matmul'], target: { os: 'linux' } });
+} catch (e) {
+  const err = e as BackendTargetsError;
+  const code: ErrorCode = err.code;
+  const where: string = err.path;
+  const expected: string[] | undefined = err.expected;
+  if (code === 'unknown-variant') console.log(where, expected, err.message);
+}
+// The types reject what the functions reject (an unused @ts-expect-error is itself an error).
+// @ts-expect-error linuxRocm takes no options
+linuxRocm({ arch: 'x86_64' });
+// @ts-expect-error linuxCpu does not take os
+linuxCpu({ os: 'linux' });
+// @ts-expect-error not an op spelling
+plan({ ops: ['matMul'] });
+`);
+      write('bad.ts', `
+import { plan, portableCpu } from 'backend-targets';
+import type { PlanRequest, Target } from 'backend-targets';
+
+const target: Target = { os: "MacOS", arch: 'aarch64' };
+const request: PlanRequest = { ops: ['matmul'], target: { os: "MacOS" } };
+portableCpu({ os: "MacOS" });
+console.log(target, plan(request));
+`);
+      const options = (resolution) => ({
+        strict: true, noEmit: true, target: 'es2022', lib: ['es2022', 'dom'], types: [], skipLibCheck: false,
+        ...(resolution === 'bundler' ? { module: 'preserve', moduleResolution: 'bundler' } : { module: 'node16', moduleResolution: 'node16' }),
+      });
+      for (const resolution of ['bundler', 'node16']) {
+        write(`tsconfig.${resolution}.json`, JSON.stringify({ compilerOptions: options(resolution), files: ['good.ts'] }, null, 2));
+        write(`tsconfig.bad.${resolution}.json`, JSON.stringify({ compilerOptions: options(resolution), files: ['bad.ts'] }, null, 2));
+      }
+    });
+
+    for (const resolution of ['bundler', 'node16']) {
+      test(`moduleResolution ${resolution}: a file using the API type-checks, the package's .d.ts included`, () => {
+        const r = run(process.execPath, [TSC, '-p', `tsconfig.${resolution}.json`, '--pretty', 'false']);
+        assert.equal(r.status, 0, `tsc failed:\n${r.output}`);
+      });
+
+      test(`moduleResolution ${resolution}: a misspelled enum value ("MacOS") fails to compile`, () => {
+        const r = run(process.execPath, [TSC, '-p', `tsconfig.bad.${resolution}.json`, '--pretty', 'false']);
+        assert.notEqual(r.status, 0, `tsc accepted "MacOS":\n${r.output}`);
+        const errors = r.output.split('\n').filter((line) => line.includes('error TS'));
+        assert.equal(errors.length, 3, r.output);
+        for (const line of errors) {
+          assert.match(line, /^bad\.ts\(\d+,\d+\): error TS\d+: .*"MacOS".*OperatingSystem/, line);
+        }
+      });
+    }
+  });
+
+  test('Vite builds a page importing it: no warnings, the .wasm emitted as an asset', () => {
+    write('index.html', `<!doctype html>
+<html lang="en">
+  <head><meta charset="utf-8"><title>backend-targets consumer</title></head>
+  <body><pre id="out"></pre><script type="module" src="/main.js"></script></body>
+</html>
+`);
+    write('main.js', `import init, { declaredAvailability, plan, wasm } from 'backend-targets';
+
+init().then(() => {
+  const result = plan({ ops: ['matmul'], availability: declaredAvailability(wasm()) });
+  document.getElementById('out').textContent = JSON.stringify(result.kernels);
+});
+`);
+    const r = run(process.execPath, [VITE, 'build', '--logLevel', 'info']);
+    assert.equal(r.status, 0, `vite build failed:\n${r.output}`);
+    assert.match(r.output, /built in/, r.output);
+    assert.doesNotMatch(r.output, /warn|\(!\)|deprecat|error/i, `vite printed a warning:\n${r.output}`);
+
+    const assets = readdirSync(join(dir, 'dist', 'assets'));
+    const wasmAssets = assets.filter((f) => f.endsWith('.wasm'));
+    const chunks = assets.filter((f) => f.endsWith('.js'));
+    assert.equal(wasmAssets.length, 1, `assets: ${assets}`);
+    assert.equal(chunks.length, 1, `assets: ${assets}`);
+    const shipped = readFileSync(join(dir, 'node_modules', 'backend-targets', 'backend_targets_bg.wasm'));
+    assert.ok(readFileSync(join(dir, 'dist', 'assets', wasmAssets[0])).equals(shipped), 'the asset is the package\'s .wasm');
+    const chunk = readFileSync(join(dir, 'dist', 'assets', chunks[0]), 'utf8');
+    assert.ok(chunk.includes(wasmAssets[0]), 'the bundle locates the hashed .wasm asset');
+    assert.ok(!/node:fs|readFileSync/.test(chunk), 'the browser build does not pull in the Node entry');
+    assert.match(readFileSync(join(dir, 'dist', 'index.html'), 'utf8'), new RegExp(`assets/${chunks[0]}`));
+  });
+});

@@ -1,0 +1,33 @@
+// The built npm package through its Node entry (pkg/node.js, which
+// instantiates the module at import: no init call), against the native
+// command's golden outputs and the malformed corpus. The test bodies are
+// shared with package-web.test.mjs (api-cases.mjs).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './common.mjs';
+import { defineApiSuite } from './api-cases.mjs';
+
+const PKG = process.env.BACKEND_TARGETS_PKG ?? join(ROOT, 'pkg');
+const api = await import(pathToFileURL(join(PKG, 'node.js')).href);
+const glue = await import(pathToFileURL(join(PKG, 'backend_targets.js')).href);
+
+test('pkg/node.js needs no init call and re-exports the glue, `wasm` for `wasmPreset`', () => {
+  assert.equal(api.plan, glue.plan, 'the same glue module instance');
+  assert.equal(api.wasm, glue.wasmPreset);
+  assert.equal(api.default, glue.default);
+  assert.deepEqual(api.wasm(), { os: 'wasi', arch: 'wasm32', accelerator: 'wasm', features: ['webGpu'] });
+});
+
+test('the package.json exports map sends Node to node.js and everything else to index.js', () => {
+  const manifest = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
+  assert.equal(manifest.type, 'module');
+  assert.deepEqual(Object.keys(manifest.exports['.']), ['types', 'node', 'default']);
+  assert.equal(manifest.exports['.'].node, './node.js');
+  assert.equal(manifest.exports['.'].default, './index.js');
+  for (const file of manifest.files) assert.ok(readFileSync(join(PKG, file)).length > 0, `${file} is in pkg/`);
+});
+
+defineApiSuite('node entry (pkg/node.js)', () => api, { wasmExport: 'wasm' });

@@ -1,0 +1,178 @@
+// The probe outside a browser (SPEC §3), through the built package's Node
+// entry (pkg/node.js): Node has no WebGPU, so probe() must resolve — never
+// throw — with `no-navigator`, detect() must drop webGpu with that reason, and
+// resolve() must leave every native target exactly as declared. Only invalid
+// options reject, with a code and a path.
+//
+// Node 20 has no global `navigator`. (Node ≥ 21 defines one, without `gpu`;
+// there the probe answers `no-webgpu-api` instead, and this suite says so.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './common.mjs';
+
+const bt = await import(pathToFileURL(join(ROOT, 'pkg', 'node.js')).href);
+
+const NO_NAVIGATOR = 'there is no navigator here (not a browser or web worker)';
+
+/** A report as a browser with an adapter would give it (for resolve() only). */
+const AVAILABLE_REPORT = {
+  available: true,
+  reason: 'adapter-available',
+  message: 'adapter acme gpu9',
+  apiPresent: true,
+  adapter: {
+    info: { vendor: 'acme', architecture: 'gpu9', device: '', description: '' },
+    isFallbackAdapter: false,
+    features: ['shader-f16', 'timestamp-query'],
+    limits: { maxBindGroups: 4, maxStorageBufferBindingSize: 268435456 },
+  },
+  timeoutMs: 2000,
+  elapsedMs: 3.5,
+};
+
+test('Node has no navigator here (the premise of this suite)', () => {
+  assert.equal(typeof globalThis.navigator, 'undefined',
+    `Node ${process.version} defines a global navigator: probe() answers no-webgpu-api, not no-navigator`);
+});
+
+test('probe() resolves (never throws) with available:false, reason no-navigator', async () => {
+  const pending = bt.probe();
+  assert.ok(pending instanceof Promise);
+  const report = await pending;
+  assert.deepEqual(Object.keys(report).sort(), ['apiPresent', 'available', 'elapsedMs', 'message', 'reason', 'timeoutMs']);
+  assert.equal(report.available, false);
+  assert.equal(report.reason, 'no-navigator');
+  assert.equal(report.message, NO_NAVIGATOR);
+  assert.equal(report.apiPresent, false);
+  assert.equal(report.adapter, undefined);
+  assert.equal(report.deviceVerified, undefined);
+  assert.equal(report.timeoutMs, 2000);
+  assert.equal(typeof report.elapsedMs, 'number');
+  assert.ok(report.elapsedMs >= 0 && report.elapsedMs < 1000, `elapsedMs ${report.elapsedMs}`);
+});
+
+test('probe() with every option, and with absent options, still answers no-navigator', async () => {
+  const full = await bt.probe({ timeoutMs: 50, powerPreference: 'low-power', forceFallbackAdapter: true, verifyDevice: true });
+  assert.equal(full.reason, 'no-navigator');
+  assert.equal(full.timeoutMs, 50);
+  assert.equal(full.deviceVerified, undefined);
+  for (const options of [undefined, {}, '{"timeoutMs": 10}']) {
+    const report = await bt.probe(options);
+    assert.equal(report.reason, 'no-navigator', JSON.stringify(options));
+  }
+  assert.equal((await bt.probe({ powerPreference: 'high-performance' })).reason, 'no-navigator');
+});
+
+test('every probe is fresh: two calls give two reports', async () => {
+  const [a, b] = await Promise.all([bt.probe(), bt.probe()]);
+  assert.notEqual(a, b);
+  assert.deepEqual({ ...a, elapsedMs: 0 }, { ...b, elapsedMs: 0 });
+});
+
+test('detect() drops webGpu from the wasm preset with reason no-navigator', async () => {
+  const resolution = await bt.detect();
+  assert.deepEqual(resolution.declared, bt.wasm());
+  assert.deepEqual(resolution.declared, { os: 'wasi', arch: 'wasm32', accelerator: 'wasm', features: ['webGpu'] });
+  assert.deepEqual(resolution.effective, { os: 'wasi', arch: 'wasm32', accelerator: 'wasm', features: [] });
+  assert.deepEqual(resolution.changes, [
+    { feature: 'webGpu', action: 'dropped', reason: 'no-navigator', detail: NO_NAVIGATOR },
+  ]);
+  // Dropping webGpu removes its provider; the devices stay [cpu, wasm].
+  assert.deepEqual(resolution.availability, { devices: ['cpu', 'wasm'], providers: ['reference', 'torchLean'] });
+  assert.deepEqual(resolution.asDeclared, []);
+  assert.equal(resolution.probe.reason, 'no-navigator');
+  assert.equal((await bt.detect({ timeoutMs: 5 })).probe.timeoutMs, 5);
+});
+
+test('resolve(linuxCuda(), report) keeps every feature as declared, with no changes', async () => {
+  const report = await bt.probe();
+  for (const target of [bt.linuxCuda(), bt.linuxCuda({ enableLibTorch: true })]) {
+    const resolution = bt.resolve(target, report);
+    assert.deepEqual(resolution.declared, target);
+    assert.deepEqual(resolution.effective, target);
+    assert.deepEqual(resolution.changes, []);
+    assert.deepEqual(resolution.asDeclared, target.features);
+    assert.deepEqual(resolution.availability, bt.declaredAvailability(target));
+    assert.deepEqual(resolution.probe, report);
+  }
+  assert.deepEqual(bt.linuxCuda().features, ['nativeCuda', 'cuBLAS', 'cuFFT']);
+});
+
+test('resolve(): only webGpu is ever decided, for each of the 13 presets', async () => {
+  const report = await bt.probe();
+  const presets = bt.presets();
+  assert.equal(presets.length, 13);
+  for (const { name, target } of presets) {
+    const resolution = bt.resolve(target, report);
+    const features = target.features.filter((f) => f !== 'webGpu');
+    assert.deepEqual(resolution.effective, { ...target, features }, name);
+    assert.deepEqual(resolution.asDeclared, features, name);
+    assert.deepEqual(resolution.changes.map((c) => c.feature), target.features.includes('webGpu') ? ['webGpu'] : [], name);
+    assert.deepEqual(resolution.availability.devices, bt.declaredAvailability(target).devices, name);
+  }
+});
+
+test('resolve() with a report that found an adapter keeps webGpu and attaches its capabilities', () => {
+  const resolution = bt.resolve(bt.wasm(), AVAILABLE_REPORT);
+  assert.deepEqual(resolution.effective, bt.wasm());
+  assert.deepEqual(resolution.changes, [{
+    feature: 'webGpu', action: 'kept', reason: 'adapter-available', detail: 'an adapter answered: adapter acme gpu9',
+  }]);
+  assert.deepEqual(resolution.availability, {
+    devices: ['cpu', 'wasm'],
+    providers: ['reference', 'torchLean', 'webGpu'],
+    webGpu: { features: AVAILABLE_REPORT.adapter.features, limits: AVAILABLE_REPORT.adapter.limits },
+  });
+  // A native target ignores the adapter entirely.
+  const cuda = bt.resolve(bt.linuxCuda(), AVAILABLE_REPORT);
+  assert.deepEqual(cuda.changes, []);
+  assert.equal(cuda.availability.webGpu, undefined);
+});
+
+/** Asserts that `promise` rejects with a BackendTargetsError of `code` at `path`. */
+async function rejectsWith(promise, code, path) {
+  await assert.rejects(promise, (error) => {
+    assert.ok(error instanceof Error);
+    assert.equal(error.name, 'BackendTargetsError');
+    assert.equal(error.code, code, error.message);
+    assert.equal(error.path, path, error.message);
+    return true;
+  });
+}
+
+test('invalid options reject (not throw) with a code and a path', async () => {
+  const pending = bt.probe({ timeoutMs: -1 });
+  assert.ok(pending instanceof Promise);
+  await rejectsWith(pending, 'invalid-value', 'timeoutMs');
+  await rejectsWith(bt.probe({ bogus: 1 }), 'unknown-field', 'bogus');
+  await rejectsWith(bt.probe({ timeoutMs: 1.5 }), 'wrong-type', 'timeoutMs');
+  await rejectsWith(bt.probe({ timeoutMs: '100' }), 'wrong-type', 'timeoutMs');
+  await rejectsWith(bt.probe([]), 'wrong-type', '');
+  await rejectsWith(bt.probe('{"timeoutMs": 1'), 'invalid-json', '');
+  await rejectsWith(bt.detect({ timeoutMs: -1 }), 'invalid-value', 'timeoutMs');
+  await rejectsWith(bt.detect({ bogus: 1 }), 'unknown-field', 'bogus');
+  await assert.rejects(bt.probe({ powerPreference: 'fast' }), (error) => {
+    assert.equal(error.code, 'unknown-variant');
+    assert.equal(error.path, 'powerPreference');
+    assert.deepEqual(error.expected, ['low-power', 'high-performance']);
+    return true;
+  });
+  // The module still answers afterwards.
+  assert.equal((await bt.probe()).reason, 'no-navigator');
+});
+
+test('resolve() throws for an invalid target or report, with a code and a path', async () => {
+  const report = await bt.probe();
+  const throwsWith = (fn, code, path) => assert.throws(fn, (error) => {
+    assert.equal(error.name, 'BackendTargetsError');
+    assert.equal(error.code, code, error.message);
+    assert.equal(error.path, path, error.message);
+    return true;
+  });
+  throwsWith(() => bt.resolve(bt.wasm()), 'missing-field', '');
+  throwsWith(() => bt.resolve(bt.wasm(), { ...report, reason: 'nope' }), 'unknown-variant', 'report.reason');
+  throwsWith(() => bt.resolve(bt.wasm(), { ...report, extra: true }), 'unknown-field', 'report.extra');
+  throwsWith(() => bt.resolve({ os: 'linux', bogus: 1 }, report), 'unknown-field', 'bogus');
+});
