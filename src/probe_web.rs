@@ -4,12 +4,15 @@
 //!
 //! wgpu decides whether the adapter (and, with `verifyDevice`, a device) is
 //! usable. wgpu answers a rejection and a `null` alike and, on the web, leaves
-//! `AdapterInfo` empty, so the same request is also made on `navigator.gpu`
-//! directly, concurrently: it tells `no-adapter` from
-//! `adapter-request-failed`, and gives `GPUAdapterInfo`, the features and the
-//! limits in WebGPU spelling. Nothing is cached: every call probes afresh.
+//! `AdapterInfo` empty, so the probe also awaits the very promise wgpu's
+//! `requestAdapter()` call returned (captured for that one call): it tells
+//! `no-adapter` from `adapter-request-failed`, and gives `GPUAdapterInfo`, the
+//! features and the limits in WebGPU spelling, from the same adapter, with a
+//! single request. Nothing is cached: every call probes afresh.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::Poll;
@@ -106,12 +109,8 @@ enum WgpuOutcome {
     NoAdapter(String),
 }
 
-async fn request_through_wgpu(options: &ProbeOptions) -> WgpuOutcome {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends: wgpu::Backends::BROWSER_WEBGPU,
-        ..wgpu::InstanceDescriptor::new_without_display_handle()
-    });
-    let adapter_options = wgpu::RequestAdapterOptions {
+fn adapter_options(options: &ProbeOptions) -> wgpu::RequestAdapterOptions<'static, 'static> {
+    wgpu::RequestAdapterOptions {
         power_preference: match options.power_preference {
             None => wgpu::PowerPreference::None,
             Some(PowerPreference::LowPower) => wgpu::PowerPreference::LowPower,
@@ -120,33 +119,62 @@ async fn request_through_wgpu(options: &ProbeOptions) -> WgpuOutcome {
         force_fallback_adapter: options.force_fallback_adapter,
         compatible_surface: None,
         apply_limit_buckets: false,
-    };
-    let adapter = match instance.request_adapter(&adapter_options).await {
-        Ok(adapter) => adapter,
-        Err(error) => return WgpuOutcome::NoAdapter(error.to_string()),
-    };
-    let device = if options.verify_device {
-        let result = adapter.request_device(&wgpu::DeviceDescriptor::default()).await;
-        Some(result.map(|_| ()).map_err(|e| e.to_string()))
-    } else {
-        None
-    };
-    WgpuOutcome::Adapter { device }
+    }
 }
 
-/// Starts `navigator.gpu.requestAdapter(options)` directly. `Err` when the
-/// call itself throws (a shim can; a conforming browser rejects instead).
-fn request_directly(gpu: &JsValue, options: &ProbeOptions) -> Result<JsFuture, JsValue> {
-    let request = Object::new();
-    if let Some(preference) = options.power_preference {
-        Reflect::set(&request, &"powerPreference".into(), &preference.as_str().into())?;
+/// The one `requestAdapter()` call of a probe, seen from our side: the
+/// promise wgpu's call returned, or what it threw.
+type Captured = Rc<RefCell<Option<Result<Promise, JsValue>>>>;
+
+/// Starts wgpu's adapter request, capturing the `requestAdapter()` promise it
+/// makes: `navigator.gpu.requestAdapter` is wrapped for the duration of that
+/// synchronous call only, then put back. One request serves both wgpu (which
+/// decides) and us (who read info, features and limits off the same adapter).
+/// A call that throws is turned into a rejection, so it cannot escape wgpu.
+fn start_wgpu_request(
+    gpu: &JsValue,
+    instance: &wgpu::Instance,
+    options: &ProbeOptions,
+) -> Result<(impl Future<Output = WgpuOutcome>, Captured), JsValue> {
+    let key = JsValue::from_str("requestAdapter");
+    let original: Function = Reflect::get(gpu, &key)?.dyn_into()?;
+    let own = Object::has_own(gpu.unchecked_ref::<Object>(), &key);
+    let captured: Captured = Rc::default();
+    let sink = Rc::clone(&captured);
+    let (target, real) = (gpu.clone(), original.clone());
+    let wrapper = Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |request: JsValue| {
+        let result = real.call1(&target, &request).map(|answer| Promise::resolve(&answer));
+        let promise = match &result {
+            Ok(promise) => promise.clone(),
+            Err(thrown) => Promise::reject(thrown),
+        };
+        *sink.borrow_mut() = Some(result);
+        JsValue::from(promise)
+    });
+    Reflect::set(gpu, &key, wrapper.as_ref())?;
+    let request = instance.request_adapter(&adapter_options(options));
+    // Put the method back before anything else can run.
+    if own {
+        Reflect::set(gpu, &key, &original)?;
+    } else {
+        Reflect::delete_property(gpu.unchecked_ref::<Object>(), &key)?;
     }
-    if options.force_fallback_adapter {
-        Reflect::set(&request, &"forceFallbackAdapter".into(), &JsValue::TRUE)?;
-    }
-    let request_adapter: Function = get(gpu, "requestAdapter").dyn_into()?;
-    let promise = request_adapter.call1(gpu, &request)?;
-    Ok(JsFuture::from(Promise::resolve(&promise)))
+    drop(wrapper);
+    let verify = options.verify_device;
+    let outcome = async move {
+        let adapter = match request.await {
+            Ok(adapter) => adapter,
+            Err(error) => return WgpuOutcome::NoAdapter(error.to_string()),
+        };
+        let device = if verify {
+            let result = adapter.request_device(&wgpu::DeviceDescriptor::default()).await;
+            Some(result.map(|_| ()).map_err(|e| e.to_string()))
+        } else {
+            None
+        };
+        WgpuOutcome::Adapter { device }
+    };
+    Ok((outcome, captured))
 }
 
 /// Whether this global is a page or a web worker (Node 21+ and Deno also
@@ -228,16 +256,29 @@ async fn probe_once(options: &ProbeOptions) -> ProbeReport {
             "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)".to_string();
         return unavailable(ProbeReason::NoWebGpuApi, message, false);
     }
-    // Ask directly first: if that call throws, wgpu's (uncaught) call would
-    // throw too, so answer before involving wgpu.
-    let direct = match request_directly(&gpu, options) {
-        Ok(direct) => direct,
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::BROWSER_WEBGPU,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let (through_wgpu, captured) = match start_wgpu_request(&gpu, &instance, options) {
+        Ok(started) => started,
         Err(error) => {
-            let message = format!("requestAdapter() threw: {}", error_text(&error));
+            let message = format!("requestAdapter() could not be called: {}", error_text(&error));
             return unavailable(ProbeReason::AdapterRequestFailed, message, true);
         }
     };
-    let Some((direct, through_wgpu)) = within(timeout, both(direct, request_through_wgpu(options))).await
+    let direct = match captured.borrow_mut().take() {
+        Some(Ok(promise)) => JsFuture::from(promise),
+        Some(Err(thrown)) => {
+            let message = format!("requestAdapter() threw: {}", error_text(&thrown));
+            return unavailable(ProbeReason::AdapterRequestFailed, message, true);
+        }
+        None => {
+            let message = "wgpu did not call navigator.gpu.requestAdapter()".to_string();
+            return unavailable(ProbeReason::AdapterRequestFailed, message, true);
+        }
+    };
+    let Some((direct, through_wgpu)) = within(timeout, both(direct, through_wgpu)).await
     else {
         let message = format!("no answer from requestAdapter() within {timeout} ms");
         return unavailable(ProbeReason::Timeout, message, true);
