@@ -151,3 +151,21 @@ fn non_utf8_input_is_invalid_json_not_a_crash() {
     assert_eq!(out.status, 2);
     assert!(out.stderr.contains("[invalid-json]"), "{}", out.stderr);
 }
+
+/// The conformance vectors through the Rust API directly (no process): the
+/// same bytes as the command's goldens.
+#[test]
+fn request_vectors_through_the_rust_api() {
+    let dir = vectors().join("requests");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (_, json) = backend_targets::plan_request_json(&text).unwrap();
+        let golden = std::fs::read_to_string(vectors().join(format!("cli/plan-{name}.out"))).unwrap();
+        assert_eq!(format!("{json}\n"), golden, "{name}");
+        count += 1;
+    }
+    assert!(count >= 20, "{count} request vectors");
+}

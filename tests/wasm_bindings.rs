@@ -153,7 +153,7 @@ fn plan_of_a_plannable_request_matches_the_command() {
     assert_eq!(stringify(&result), golden!("plan-default-explained"));
     // The same request as JSON text, through plan and planJson.
     assert_eq!(stringify(&api::plan(JsValue::from_str(request)).unwrap()), golden!("plan-default-explained"));
-    assert_eq!(api::plan_json(request).unwrap(), golden!("plan-default-explained"));
+    assert_eq!(api::plan_json(request.into()).unwrap(), golden!("plan-default-explained"));
 }
 
 #[wasm_bindgen_test]
@@ -164,7 +164,7 @@ fn plan_of_an_unplannable_request_returns_ok_false_not_an_error() {
     assert!(get(&result, "kernels").is_undefined());
     assert!(Array::from(&get(&result, "attempts")).length() > 0);
     assert_eq!(stringify(&result), golden!("plan-unplannable"));
-    assert_eq!(api::plan_json(request).unwrap(), golden!("plan-unplannable"));
+    assert_eq!(api::plan_json(request.into()).unwrap(), golden!("plan-unplannable"));
 }
 
 #[wasm_bindgen_test]
@@ -180,10 +180,10 @@ fn invalid_requests_throw_errors_with_code_path_and_expected() {
     assert_error(api::plan(parse(r#"{"ops": [], "configs": []}"#)), "empty-list", "configs");
     // Text keeps what an object cannot: a duplicate field.
     assert_error(api::plan(JsValue::from_str(r#"{"ops": [], "ops": []}"#)), "duplicate-field", "ops");
-    let error = api::plan_json(r#"{"ops": [], "target": {"os": "MacOS"}}"#).unwrap_err();
+    let error = api::plan_json(r#"{"ops": [], "target": {"os": "MacOS"}}"#.into()).unwrap_err();
     assert_eq!(get_str(&error, "code").as_deref(), Some("unknown-variant"));
     assert_eq!(get_str(&error, "path").as_deref(), Some("target.os"));
-    let error = api::plan_json("plan please").unwrap_err();
+    let error = api::plan_json("plan please".into()).unwrap_err();
     assert_eq!(get_str(&error, "code").as_deref(), Some("invalid-json"));
     assert_eq!(get_str(&error, "path").as_deref(), Some(""));
 }
@@ -194,7 +194,7 @@ fn non_json_values_throw_with_a_code() {
     assert_error(api::plan(BigInt::from(1u32).into()), "wrong-type", "");
     let with_bigint = parse(r#"{"ops": []}"#);
     Reflect::set(&with_bigint, &"explain".into(), &BigInt::from(1u32).into()).unwrap();
-    assert_error(api::plan(with_bigint), "wrong-type", "");
+    assert_error(api::plan(with_bigint), "wrong-type", "explain"); // refused where it stands
     let function: Function = Function::new_no_args("return 1");
     assert_error(api::plan(function.into()), "wrong-type", "");
     assert_error(api::parse_target_js(JsValue::symbol(Some("t"))), "wrong-type", "");
@@ -236,4 +236,10 @@ fn thrown_errors_are_js_errors_with_a_one_line_message() {
     let message = String::from(error.message());
     assert!(message.starts_with("[unsupported-option] at arch: "), "{message}");
     assert!(!message.contains('\n'));
+}
+
+#[wasm_bindgen_test]
+fn plan_json_refuses_a_non_string_with_a_code() {
+    let error = api::plan_json(JsValue::from_f64(5.0)).unwrap_err();
+    assert_eq!(Reflect::get(&error, &"code".into()).unwrap().as_string().as_deref(), Some("wrong-type"));
 }

@@ -1,0 +1,55 @@
+// Chromium rows of the benchmark table: instantiate + init of the package in
+// a page (fresh page each run) against compiling the same bytes alone, and the
+// probe against a raw requestAdapter() (bench/probe.mjs, same page, alternated).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { serve } from '../tests/js/static-server.mjs';
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const f = (x) => (x >= 10 ? x.toFixed(1) : x.toFixed(2));
+
+export async function chromiumFigures(root) {
+  const rows = [];
+  const { chromium } = createRequire(join(root, 'tests', 'js', 'package.json'))('playwright-core');
+  const server = await serve(root, { pages: { '/bench/start.html': '<!doctype html><meta charset="utf-8"><title>start</title>' } });
+  const profile = mkdtempSync(join(tmpdir(), 'bt-bench-start-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const init = [], compile = [];
+    for (let i = 0; i < 12; i++) {
+      const page = await context.newPage();
+      await page.goto(`${server.origin}/bench/start.html`);
+      const [a, b] = await page.evaluate(async () => {
+        const bytes = await (await fetch('/pkg/backend_targets_bg.wasm')).arrayBuffer();
+        const m = await import('/pkg/index.js');
+        let t = performance.now();
+        await WebAssembly.compile(bytes);
+        const compileMs = performance.now() - t;
+        t = performance.now();
+        await m.default({ module_or_path: bytes });
+        m.presets();
+        return [performance.now() - t, compileMs];
+      });
+      init.push(a); compile.push(b);
+      await page.close();
+    }
+    rows.push(['start', 'Chromium: init + first call (ms)', f(median(init)), `${f(Math.min(...init))}–${f(Math.max(...init))}`,
+      `compile only ${f(median(compile))}`, (median(init) / median(compile)).toFixed(2), '']);
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+    await server.close();
+  }
+  const probe = spawnSync(process.execPath, [join(root, 'bench', 'probe.mjs'), '--json', '--rounds', '30']);
+  if (probe.status !== 0) throw new Error(`bench/probe.mjs: ${probe.stderr}`);
+  const p = JSON.parse(probe.stdout);
+  rows.push(['probe', 'probe() in Chromium, SwiftShader (ms)', f(p.probe.median), `${f(p.probe.min)}–${f(p.probe.max)}`,
+    `requestAdapter() ${f(p.raw.median)}`, p.ratio.toFixed(2), '≤ 1.10']);
+  return rows;
+}

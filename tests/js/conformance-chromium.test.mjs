@@ -1,0 +1,54 @@
+// The conformance vectors (tests/vectors/) in real headless Chromium, through
+// the built package's browser entry: every request gives the command's golden
+// bytes (planJson), and every malformed input its documented code and path.
+// The same vectors run natively (tests/cli.rs), in Node (package*.test.mjs)
+// and under WASI (wasi.test.mjs).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { ROOT, VECTORS, malformedCases } from './common.mjs';
+import { serve } from './static-server.mjs';
+
+const { chromium } = createRequire(join(ROOT, 'tests', 'js', 'package.json'))('playwright-core');
+
+test('Chromium: request vectors give the golden bytes; malformed inputs their code and path', async () => {
+  const requests = readdirSync(join(VECTORS, 'requests')).filter((f) => f.endsWith('.json')).map((f) => ({
+    name: f.slice(0, -5),
+    text: readFileSync(join(VECTORS, 'requests', f), 'utf8'),
+    golden: readFileSync(join(VECTORS, 'cli', `plan-${f.slice(0, -5)}.out`), 'utf8'),
+  }));
+  const malformed = malformedCases();
+  assert.ok(requests.length >= 20 && malformed.length >= 50);
+  const server = await serve(ROOT, { pages: { '/conformance.html': '<!doctype html><meta charset="utf-8"><title>conformance</title>' } });
+  const profile = mkdtempSync(join(tmpdir(), 'bt-conformance-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(`${server.origin}/conformance.html`);
+    const out = await page.evaluate(async ({ requests, malformed }) => {
+      const m = await import('/pkg/index.js');
+      await m.default();
+      const plans = requests.map((r) => ({ name: r.name, same: m.planJson(r.text) + '\n' === r.golden }));
+      const errors = malformed.map((c) => {
+        try { m.planJson(c.input); return { name: c.name, thrown: false }; } catch (e) {
+          return { name: c.name, thrown: true, ok: e.name === 'BackendTargetsError' && e.code === c.code && e.path === c.path, got: `${e.code} ${e.path}` };
+        }
+      });
+      return { plans, errors };
+    }, { requests, malformed });
+    assert.deepEqual(out.plans.filter((p) => !p.same).map((p) => p.name), [], 'requests whose bytes differ');
+    assert.deepEqual(out.errors.filter((e) => !e.ok), [], 'malformed inputs without their code and path');
+    assert.equal(out.plans.length, requests.length);
+    assert.equal(out.errors.length, malformed.length);
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+    await server.close();
+  }
+});
