@@ -66,6 +66,7 @@ Exit status: 0 planned, 1 not plannable (the explanation is printed), 2 invalid 
 const SCHEMA_HELP: &str = "\
 Usage: backend-targets schema <NAME>
 
+Prints the JSON Schema (draft 2020-12) of a form, on one line.
 Names: Target, Availability, ExecutionConfig, KernelCapsule, PlanRequest, PlanResult
 ";
 
@@ -312,5 +313,5 @@ fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
         }
     }
     let name = name.ok_or_else(|| usage("name", "a schema name is required"))?;
-    Ok(Outcome::printed(name.text().to_string(), EXIT_OK))
+    Ok(Outcome::printed(format!("{}\n", name.text()), EXIT_OK))
 }

@@ -1,6 +1,7 @@
 //! JSON Schemas of the JSON forms. They are generated from the Rust types by
 //! schemars (feature `schema`, see `tests/schemas.rs`), committed under
-//! `schemas/`, and embedded here as text so that no runtime carries schemars.
+//! `schemas/`, and embedded here minified (by `build.rs`) as text, so that
+//! no runtime carries schemars.
 
 use crate::vocab::spelled_enum;
 
@@ -17,15 +18,15 @@ spelled_enum! {
 }
 
 impl SchemaName {
-    /// The committed schema text (pretty JSON with a trailing newline).
+    /// The committed schema, minified (one line, no trailing newline).
     pub fn text(self) -> &'static str {
         match self {
-            Self::Target => include_str!("../schemas/Target.json"),
-            Self::Availability => include_str!("../schemas/Availability.json"),
-            Self::ExecutionConfig => include_str!("../schemas/ExecutionConfig.json"),
-            Self::KernelCapsule => include_str!("../schemas/KernelCapsule.json"),
-            Self::PlanRequest => include_str!("../schemas/PlanRequest.json"),
-            Self::PlanResult => include_str!("../schemas/PlanResult.json"),
+            Self::Target => include_str!(concat!(env!("OUT_DIR"), "/Target.json")),
+            Self::Availability => include_str!(concat!(env!("OUT_DIR"), "/Availability.json")),
+            Self::ExecutionConfig => include_str!(concat!(env!("OUT_DIR"), "/ExecutionConfig.json")),
+            Self::KernelCapsule => include_str!(concat!(env!("OUT_DIR"), "/KernelCapsule.json")),
+            Self::PlanRequest => include_str!(concat!(env!("OUT_DIR"), "/PlanRequest.json")),
+            Self::PlanResult => include_str!(concat!(env!("OUT_DIR"), "/PlanResult.json")),
         }
     }
 
