@@ -15,7 +15,10 @@ cargo build --release --bin backend-targets
 
 echo "== WASI command"
 cargo build --release --target wasm32-wasip1 --bin backend-targets
-"$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+# The module defines its own memory (zero-filled) and Rust never uses its first
+# KiB (the bottom of the 1 MiB stack), which lets wasm-opt fold more addresses.
+"$WASM_OPT" -Oz --converge --low-memory-unused --zero-filled-memory --strip-producers --strip-target-features \
+  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
   target/wasm32-wasip1/release/backend-targets.wasm -o dist/backend-targets.wasm
 printf 'dist/backend-targets.wasm: %s bytes (cargo output %s bytes)\n' \
   "$(wc -c <dist/backend-targets.wasm)" "$(wc -c <target/wasm32-wasip1/release/backend-targets.wasm)"
@@ -25,7 +28,8 @@ cargo build --release --lib --target wasm32-unknown-unknown
 rm -rf target/pkg-raw pkg
 wasm-bindgen --target web --out-dir target/pkg-raw target/wasm32-unknown-unknown/release/backend_targets.wasm
 mkdir -p pkg
-"$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+"$WASM_OPT" -Oz --converge --strip-producers --strip-target-features \
+  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
   --enable-reference-types --enable-multivalue \
   target/pkg-raw/backend_targets_bg.wasm -o pkg/backend_targets_bg.wasm
 cp target/pkg-raw/backend_targets.js target/pkg-raw/backend_targets.d.ts target/pkg-raw/backend_targets_bg.wasm.d.ts pkg/

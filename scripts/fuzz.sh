@@ -2,7 +2,7 @@
 # Fuzzing with cargo-fuzz (libFuzzer) on the stable toolchain
 # (RUSTC_BOOTSTRAP=1 lets stable rustc take cargo-fuzz's -Z flags).
 #   scripts/fuzz.sh                 bounded run (the test command's): 20 s per target
-#   scripts/fuzz.sh long            the long run: 100,000+ executions per target
+#   scripts/fuzz.sh long            the long run: 1,000,000 executions per target
 #   scripts/fuzz.sh TARGET [ARGS]   one target with libFuzzer arguments
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +17,6 @@ seed_corpus() { # the request vectors and the malformed corpus seed the text tar
 seed_corpus
 case "${1:-bounded}" in
   bounded) for t in "${targets[@]}"; do cargo fuzz run "$t" -- -max_total_time=20 -max_len=4096 2>&1 | tail -n 3; done ;;
-  long) for t in "${targets[@]}"; do cargo fuzz run "$t" -- -runs=150000 -max_len=8192 2>&1 | tail -n 3; done ;;
+  long) for t in "${targets[@]}"; do cargo fuzz run "$t" -- -runs=1000000 -max_len=8192 2>&1 | tail -n 3; done ;;
   *) t=$1; shift; cargo fuzz run "$t" -- "$@" ;;
 esac

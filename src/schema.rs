@@ -1,7 +1,9 @@
 //! JSON Schemas of the JSON forms. They are generated from the Rust types by
-//! schemars (feature `schema`, see `tests/schemas.rs`), committed under
-//! `schemas/`, and embedded here minified (by `build.rs`) as text, so that
-//! no runtime carries schemars.
+//! schemars (feature `schema`, see `tests/schemas.rs`) into one set of shared
+//! definitions, committed as `schemas/defs.json`, and embedded here minified
+//! (by `build.rs`) so that no runtime carries schemars. Each form's schema is
+//! that set with a `$ref` to the form: one copy of every definition, however
+//! many forms use it.
 
 use crate::vocab::spelled_enum;
 
@@ -17,32 +19,31 @@ spelled_enum! {
     }
 }
 
+/// The shared definitions, minified: `{"Target": {...}, ...}`.
+const DEFINITIONS: &str = include_str!(concat!(env!("OUT_DIR"), "/defs.min.json"));
+
+const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
+
 impl SchemaName {
-    /// The committed schema, minified (one line, no trailing newline).
-    pub fn text(self) -> &'static str {
-        match self {
-            Self::Target => include_str!(concat!(env!("OUT_DIR"), "/Target.json")),
-            Self::Availability => include_str!(concat!(env!("OUT_DIR"), "/Availability.json")),
-            Self::ExecutionConfig => include_str!(concat!(env!("OUT_DIR"), "/ExecutionConfig.json")),
-            Self::KernelCapsule => include_str!(concat!(env!("OUT_DIR"), "/KernelCapsule.json")),
-            Self::PlanRequest => include_str!(concat!(env!("OUT_DIR"), "/PlanRequest.json")),
-            Self::PlanResult => include_str!(concat!(env!("OUT_DIR"), "/PlanResult.json")),
-        }
+    /// The form's schema: draft 2020-12, minified, on one line.
+    pub fn text(self) -> String {
+        format!(r##"{{"$schema":"{DRAFT}","title":"{self}","$ref":"#/$defs/{self}","$defs":{DEFINITIONS}}}"##)
     }
 
-    /// Generates the schema from the Rust type.
+    /// Generates the shared definitions of every form from the Rust types,
+    /// as the pretty `schemas/defs.json` (with a trailing newline).
     #[cfg(feature = "schema")]
-    pub fn generate(self) -> String {
+    pub fn generate_definitions() -> String {
         use crate::*;
-        let schema = match self {
-            Self::Target => schemars::schema_for!(Target),
-            Self::Availability => schemars::schema_for!(Availability),
-            Self::ExecutionConfig => schemars::schema_for!(ExecutionConfig),
-            Self::KernelCapsule => schemars::schema_for!(KernelCapsule),
-            Self::PlanRequest => schemars::schema_for!(PlanRequest),
-            Self::PlanResult => schemars::schema_for!(PlanResult),
-        };
-        let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+        let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+        generator.subschema_for::<Target>();
+        generator.subschema_for::<Availability>();
+        generator.subschema_for::<ExecutionConfig>();
+        generator.subschema_for::<KernelCapsule>();
+        generator.subschema_for::<PlanRequest>();
+        generator.subschema_for::<PlanResult>();
+        let definitions = generator.take_definitions(true);
+        let mut text = serde_json::to_string_pretty(&definitions).unwrap_or_default();
         text.push('\n');
         text
     }

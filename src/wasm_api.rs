@@ -256,7 +256,7 @@ pub fn schema(
         .ok_or_else(|| Error::new(ErrorCode::WrongType, "", "the schema name must be a string"))
         .and_then(|text| text.parse::<SchemaName>())
         .map_err(js_error)?;
-    Ok(to_js(name.text()))
+    Ok(to_js(&name.text()))
 }
 
 /// Test hook: panics inside the instance, to prove the next call still

@@ -1,40 +1,34 @@
-//! The committed `schemas/*.json` are exactly what schemars generates from
-//! the Rust types. Run with `--features schema`; set `UPDATE_SCHEMAS=1` to
-//! rewrite them after changing a type.
+//! The committed `schemas/defs.json` is exactly what schemars generates from
+//! the Rust types, and every form's schema refers into it. Run with
+//! `--features schema`; set `UPDATE_SCHEMAS=1` to rewrite it after changing a type.
 #![cfg(feature = "schema")]
 
 use backend_targets::SchemaName;
+use serde_json::Value;
 
-#[test]
-fn committed_schemas_match_the_rust_types() {
-    let update = std::env::var_os("UPDATE_SCHEMAS").is_some();
-    let mut stale = Vec::new();
-    for &name in SchemaName::ALL {
-        let generated = name.generate();
-        let path = format!("{}/schemas/{name}.json", env!("CARGO_MANIFEST_DIR"));
-        if update {
-            std::fs::write(path, &generated).unwrap();
-        } else if generated != std::fs::read_to_string(path).unwrap() {
-            stale.push(name.as_str());
-        }
-    }
-    assert!(stale.is_empty(), "stale schemas (rerun with UPDATE_SCHEMAS=1): {stale:?}");
+fn committed() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas/defs.json")).unwrap()
 }
 
-/// The binaries embed the committed files, minified.
 #[test]
-fn embedded_schemas_are_the_committed_ones_minified() {
-    for &name in SchemaName::ALL {
-        let path = format!("{}/schemas/{name}.json", env!("CARGO_MANIFEST_DIR"));
-        let committed: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        assert_eq!(name.text(), serde_json::to_string(&committed).unwrap(), "{name}");
+fn committed_definitions_match_the_rust_types() {
+    let generated = SchemaName::generate_definitions();
+    if std::env::var_os("UPDATE_SCHEMAS").is_some() {
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas/defs.json"), &generated).unwrap();
+    } else {
+        assert!(generated == committed(), "schemas/defs.json is stale: rerun with UPDATE_SCHEMAS=1");
     }
 }
 
 #[test]
-fn every_schema_is_json_with_a_title() {
+fn every_schema_refers_to_its_form_in_the_shared_definitions() {
+    let definitions: Value = serde_json::from_str(&committed()).unwrap();
     for &name in SchemaName::ALL {
-        let schema: serde_json::Value = serde_json::from_str(name.text()).unwrap();
-        assert_eq!(schema["title"], name.as_str(), "{name}");
+        let schema: Value = serde_json::from_str(&name.text()).unwrap();
+        assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+        assert_eq!(schema["title"], name.as_str());
+        assert_eq!(schema["$ref"], format!("#/$defs/{name}"));
+        assert_eq!(schema["$defs"], definitions, "{name}: the embedded definitions are the committed ones");
+        assert!(definitions[name.as_str()].is_object(), "{name} is defined");
     }
 }
