@@ -76,15 +76,15 @@ async fn both<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
     let (mut a, mut b) = (pin!(a), pin!(b));
     let (mut out_a, mut out_b) = (None, None);
     poll_fn(|cx| {
-        if out_a.is_none() {
-            if let Poll::Ready(v) = a.as_mut().poll(cx) {
-                out_a = Some(v);
-            }
+        if out_a.is_none()
+            && let Poll::Ready(v) = a.as_mut().poll(cx)
+        {
+            out_a = Some(v);
         }
-        if out_b.is_none() {
-            if let Poll::Ready(v) = b.as_mut().poll(cx) {
-                out_b = Some(v);
-            }
+        if out_b.is_none()
+            && let Poll::Ready(v) = b.as_mut().poll(cx)
+        {
+            out_b = Some(v);
         }
         match (out_a.take(), out_b.take()) {
             (Some(x), Some(y)) => Poll::Ready((x, y)),

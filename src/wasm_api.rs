@@ -16,7 +16,7 @@ use crate::error::{Error, ErrorCode};
 use crate::json::{from_json, to_json};
 use crate::request::{parse_plan_request, parse_target};
 use crate::schema::SchemaName;
-use crate::target::{Preset, PresetOptions, presets as all_presets};
+use crate::target::{Preset, PresetOptions, Target, presets as all_presets};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_ERROR: &str = r#"
@@ -42,10 +42,10 @@ fn install_panic_recovery() {
 
 /// The `Error` thrown to JavaScript.
 pub(crate) fn js_error(mut error: Error) -> JsValue {
-    if let Some(kind) = UNREPRESENTABLE.with(|seen| seen.take()) {
-        if error.code == ErrorCode::WrongType {
-            error.message = format!("{} ({kind} was given, which JSON cannot represent)", error.message);
-        }
+    if let Some(kind) = UNREPRESENTABLE.with(|seen| seen.take())
+        && error.code == ErrorCode::WrongType
+    {
+        error.message = format!("{} ({kind} was given, which JSON cannot represent)", error.message);
     }
     let js = js_sys::Error::new(&error.one_line());
     js.set_name("BackendTargetsError");
@@ -115,7 +115,7 @@ pub(crate) fn required(value: &JsValue, what: &str) -> Result<String, Error> {
         .ok_or_else(|| Error::new(ErrorCode::MissingField, "", format!("{what} is required")))
 }
 
-pub(crate) fn target_from(value: &JsValue) -> Result<crate::Target, Error> {
+pub(crate) fn target_from(value: &JsValue) -> Result<Target, Error> {
     parse_target(&required(value, "a Target")?)
 }
 
@@ -185,13 +185,18 @@ pub fn parse_target_js(
     Ok(to_js(&to_json(&target)))
 }
 
+/// Validates a target, then answers `derive(target)` as a plain JS value.
+fn about_target<T: serde::Serialize>(target: &JsValue, derive: impl FnOnce(&Target) -> T) -> Result<JsValue, JsValue> {
+    let target = target_from(target).map_err(js_error)?;
+    Ok(to_js(&to_json(&derive(&target))))
+}
+
 /// The target's devices: `cpu`, then its accelerator's device.
 #[wasm_bindgen(unchecked_return_type = "Device[]")]
 pub fn devices(
     #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let target = target_from(&target).map_err(js_error)?;
-    Ok(to_js(&to_json(&target.devices())))
+    about_target(&target, |target| target.devices())
 }
 
 /// The target's providers: `reference`, `torchLean`, then its features' providers.
@@ -199,8 +204,7 @@ pub fn devices(
 pub fn providers(
     #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let target = target_from(&target).map_err(js_error)?;
-    Ok(to_js(&to_json(&target.providers())))
+    about_target(&target, |target| target.providers())
 }
 
 /// What the target declares; probes nothing (see `detect` for the browser).
@@ -208,8 +212,7 @@ pub fn providers(
 pub fn declared_availability(
     #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let target = target_from(&target).map_err(js_error)?;
-    Ok(to_js(&to_json(&target.declared_availability())))
+    about_target(&target, |target| target.declared_availability())
 }
 
 /// Plans a request (an object, or JSON text). Throws only for invalid input;
