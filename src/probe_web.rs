@@ -234,7 +234,9 @@ fn adapter_report(adapter: &JsValue) -> AdapterReport {
 pub async fn run_probe(options: &ProbeOptions) -> ProbeReport {
     let started = now_ms();
     let mut report = probe_once(options).await;
-    report.elapsed_ms = now_ms() - started;
+    // Microseconds are all a timer in a browser resolves; the rounding also
+    // keeps the figure exact when a report is read back (`resolve`).
+    report.elapsed_ms = ((now_ms() - started) * 1000.0).round() / 1000.0;
     report
 }
 
