@@ -109,6 +109,15 @@ enum WgpuOutcome {
     NoAdapter(String),
 }
 
+thread_local! {
+    /// wgpu's handle on `navigator.gpu`, made once per thread: creating it is
+    /// most of a probe's own cost. It holds no answer; every probe asks afresh.
+    static INSTANCE: wgpu::Instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::BROWSER_WEBGPU,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+}
+
 fn adapter_options(options: &ProbeOptions) -> wgpu::RequestAdapterOptions<'static, 'static> {
     wgpu::RequestAdapterOptions {
         power_preference: match options.power_preference {
@@ -258,10 +267,7 @@ async fn probe_once(options: &ProbeOptions) -> ProbeReport {
             "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)".to_string();
         return unavailable(ProbeReason::NoWebGpuApi, message, false);
     }
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends: wgpu::Backends::BROWSER_WEBGPU,
-        ..wgpu::InstanceDescriptor::new_without_display_handle()
-    });
+    let instance = INSTANCE.with(|instance| instance.clone());
     let (through_wgpu, captured) = match start_wgpu_request(&gpu, &instance, options) {
         Ok(started) => started,
         Err(error) => {
