@@ -231,33 +231,68 @@ impl Json {
     }
 }
 
-/// Deserializes typed values from a `Json`, structs only from objects; every
-/// error it lets through carries the path of the value that caused it.
-pub struct StrictValue {
-    json: Json,
-    path: String,
+/// Where a value stands: its container's rendered path and its own key or
+/// index. Only containers (and errors) render a path, so reading leaves
+/// allocates nothing for paths.
+#[derive(Clone, Copy)]
+struct Where<'a> {
+    parent: &'a str,
+    segment: Segment<'a>,
 }
 
-impl StrictValue {
-    pub fn new(json: Json) -> Self {
-        Self { json, path: String::new() }
+#[derive(Clone, Copy)]
+enum Segment<'a> {
+    Root,
+    Key(&'a str),
+    Index(usize),
+}
+
+impl Where<'_> {
+    const ROOT: Where<'static> = Where { parent: "", segment: Segment::Root };
+
+    /// Locates `error` here (kept out of line: every visitor type would
+    /// otherwise get its own copy).
+    #[inline(never)]
+    fn locate(self, error: Error) -> Error {
+        error.at(&self.render())
     }
 
-    fn child(json: Json, path: String) -> Self {
-        Self { json, path }
+    #[inline(never)]
+    fn render(&self) -> String {
+        match self.segment {
+            Segment::Root => self.parent.to_string(),
+            Segment::Key(key) => join_path(self.parent, key),
+            Segment::Index(index) => format!("{}[{index}]", self.parent),
+        }
     }
+}
+
+/// The index of the first key, in document order, that repeats an earlier one.
+fn first_repeated(fields: &[(String, Json)]) -> Option<usize> {
+    if fields.len() <= 16 {
+        return (1..fields.len()).find(|&i| fields[..i].iter().any(|(k, _)| *k == fields[i].0));
+    }
+    let mut seen = BTreeSet::new();
+    fields.iter().position(|(key, _)| !seen.insert(key.as_str()))
+}
+
+/// Deserializes typed values from a `Json`, structs only from objects; every
+/// error it lets through carries the path of the value that caused it.
+pub struct StrictValue<'a> {
+    json: Json,
+    at: Where<'a>,
 }
 
 /// Reads a `T` from a document; the error, if any, is located.
 pub fn deserialize<T: de::DeserializeOwned>(json: Json) -> Result<T, Error> {
-    T::deserialize(StrictValue::new(json)).map_err(|e| e.at(""))
+    T::deserialize(StrictValue { json, at: Where::ROOT }).map_err(|e| e.at(""))
 }
 
-impl<'de> Deserializer<'de> for StrictValue {
+impl<'de> Deserializer<'de> for StrictValue<'_> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let path = self.path;
+        let at = self.at;
         let result = match self.json {
             Json::Null => visitor.visit_unit(),
             Json::Bool(b) => visitor.visit_bool(b),
@@ -267,10 +302,10 @@ impl<'de> Deserializer<'de> for StrictValue {
                 _ => visitor.visit_f64(n.as_f64().unwrap_or_default()),
             },
             Json::String(s) => visitor.visit_string(s),
-            Json::Array(items) => visitor.visit_seq(Items::new(items, &path)),
-            Json::Object(fields) => visitor.visit_map(Fields::new(fields, &path)),
+            Json::Array(items) => visitor.visit_seq(Items::new(items, at.render())),
+            Json::Object(fields) => visitor.visit_map(Fields::new(fields, at.render())),
         };
-        result.map_err(|e| e.at(&path))
+        result.map_err(|e| at.locate(e))
     }
 
     /// An optional field is either absent or a value: `null` is a wrong type,
@@ -281,8 +316,8 @@ impl<'de> Deserializer<'de> for StrictValue {
                 ErrorCode::WrongType,
                 "null is not accepted: leave the field out instead".to_string(),
             )
-            .at(&self.path)),
-            json => visitor.visit_some(StrictValue::child(json, self.path)),
+            .at(&self.at.render())),
+            json => visitor.visit_some(StrictValue { json, at: self.at }),
         }
     }
 
@@ -300,12 +335,12 @@ impl<'de> Deserializer<'de> for StrictValue {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let path = self.path;
+        let at = self.at;
         let result = match self.json {
-            Json::Object(fields) => visitor.visit_map(Fields::new(fields, &path)),
+            Json::Object(fields) => visitor.visit_map(Fields::new(fields, at.render())),
             other => Err(de::Error::invalid_type(other.unexpected(), &visitor)),
         };
-        result.map_err(|e| e.at(&path))
+        result.map_err(|e| at.locate(e))
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -314,18 +349,16 @@ impl<'de> Deserializer<'de> for StrictValue {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let path = self.path;
+        let at = self.at;
         let result = match self.json {
-            Json::String(variant) => {
-                visitor.visit_enum(Variant { variant, value: None, path: path.clone() })
-            }
+            Json::String(variant) => visitor.visit_enum(Variant { variant, value: None, path: at.render() }),
             Json::Object(mut fields) if fields.len() == 1 => {
                 let (variant, value) = fields.remove(0);
-                visitor.visit_enum(Variant { variant, value: Some(value), path: path.clone() })
+                visitor.visit_enum(Variant { variant, value: Some(value), path: at.render() })
             }
             other => Err(de::Error::invalid_type(other.unexpected(), &visitor)),
         };
-        result.map_err(|e| e.at(&path))
+        result.map_err(|e| at.locate(e))
     }
 
     serde::forward_to_deserialize_any! {
@@ -341,18 +374,18 @@ struct Items {
 }
 
 impl Items {
-    fn new(items: Vec<Json>, path: &str) -> Self {
-        Self { items: items.into_iter(), path: path.to_string(), index: 0 }
+    fn new(items: Vec<Json>, path: String) -> Self {
+        Self { items: items.into_iter(), path, index: 0 }
     }
 }
 
 impl<'de> SeqAccess<'de> for Items {
     type Error = Error;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
-        let Some(item) = self.items.next() else { return Ok(None) };
-        let path = format!("{}[{}]", self.path, self.index);
+        let Some(json) = self.items.next() else { return Ok(None) };
+        let at = Where { parent: &self.path, segment: Segment::Index(self.index) };
         self.index += 1;
-        seed.deserialize(StrictValue::child(item, path)).map(Some)
+        seed.deserialize(StrictValue { json, at }).map(Some)
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.items.len())
@@ -362,22 +395,17 @@ impl<'de> SeqAccess<'de> for Items {
 struct Fields {
     fields: std::vec::IntoIter<(String, Json)>,
     path: String,
-    /// The current key's value and path, between `next_key_seed` and `next_value_seed`.
-    value: Option<(Json, String)>,
-    seen: BTreeSet<String>,
-    /// The current key repeats an earlier one.
-    repeated: bool,
+    /// The current key and value, between `next_key_seed` and `next_value_seed`.
+    value: Option<(String, Json)>,
+    /// Position of the current key, and of the first key that repeats an earlier one.
+    index: usize,
+    first_repeated: Option<usize>,
 }
 
 impl Fields {
-    fn new(fields: Vec<(String, Json)>, path: &str) -> Self {
-        Self {
-            fields: fields.into_iter(),
-            path: path.to_string(),
-            value: None,
-            seen: BTreeSet::new(),
-            repeated: false,
-        }
+    fn new(fields: Vec<(String, Json)>, path: String) -> Self {
+        let first_repeated = first_repeated(&fields);
+        Self { fields: fields.into_iter(), path, value: None, index: 0, first_repeated }
     }
 }
 
@@ -385,21 +413,22 @@ impl<'de> MapAccess<'de> for Fields {
     type Error = Error;
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
         let Some((key, value)) = self.fields.next() else { return Ok(None) };
-        let path = join_path(&self.path, &key);
-        self.repeated = !self.seen.insert(key.clone());
         let name: StrDeserializer<'_, Error> = key.as_str().into_deserializer();
         // An unknown field is reported by the key's seed: locate it at the key.
-        let key = seed.deserialize(name).map_err(|e| e.at(&path))?;
-        self.value = Some((value, path));
-        Ok(Some(key))
+        let parsed = seed.deserialize(name).map_err(|e| e.at(&join_path(&self.path, &key)))?;
+        self.value = Some((key, value));
+        Ok(Some(parsed))
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        let (value, path) = self.value.take().unwrap_or((Json::Null, self.path.clone()));
-        if self.repeated {
+        let (key, json) = self.value.take().unwrap_or((String::new(), Json::Null));
+        let index = self.index;
+        self.index += 1;
+        let at = Where { parent: &self.path, segment: Segment::Key(&key) };
+        if self.first_repeated == Some(index) {
             let message = "the key appears twice in this object".to_string();
-            return Err(Error::new(ErrorCode::DuplicateField, message).at(&path));
+            return Err(Error::new(ErrorCode::DuplicateField, message).at(&at.render()));
         }
-        seed.deserialize(StrictValue::child(value, path))
+        seed.deserialize(StrictValue { json, at })
     }
 }
 
@@ -441,7 +470,7 @@ impl<'de> VariantAccess<'de> for VariantValue {
     }
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
         match self.value {
-            Some(value) => seed.deserialize(StrictValue::child(value, self.path)),
+            Some(json) => seed.deserialize(StrictValue { json, at: Where { parent: &self.path, segment: Segment::Root } }),
             None => Err(<Error as de::Error>::invalid_type(
                 Unexpected::Str(&self.name),
                 &format!("an object with a value, such as {{\"{}\": ...}}", self.name).as_str(),
