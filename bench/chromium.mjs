@@ -2,25 +2,18 @@
 // a page (fresh page each run) against compiling the same bytes alone, and the
 // probe against a raw requestAdapter() (bench/probe.mjs, same page, alternated).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { serve } from '../tests/js/static-server.mjs';
+import { withChromium } from '../tests/js/chromium.mjs';
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const f = (x) => (x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
 export async function chromiumFigures(root) {
   const rows = [];
-  const { chromium } = createRequire(join(root, 'tests', 'js', 'package.json'))('playwright-core');
   const server = await serve(root, { pages: { '/bench/start.html': '<!doctype html><meta charset="utf-8"><title>start</title>' } });
-  const profile = mkdtempSync(join(tmpdir(), 'bt-bench-start-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
   try {
+    await withChromium([], async (context) => {
     const init = [], compile = [];
     for (let i = 0; i < 12; i++) {
       const page = await context.newPage();
@@ -41,9 +34,8 @@ export async function chromiumFigures(root) {
     }
     rows.push(['start', 'Chromium: init + first call (ms)', f(median(init)), `${f(Math.min(...init))}–${f(Math.max(...init))}`,
       `compile only ${f(median(compile))}`, (median(init) / median(compile)).toFixed(2), '']);
+    });
   } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
     await server.close();
   }
   const probe = spawnSync(process.execPath, [join(root, 'bench', 'probe.mjs'), '--json', '--rounds', '30']);

@@ -12,15 +12,10 @@
 // reads every limit off the adapter; the raw figure is one request and nothing
 // read. Timer: performance.now() in a cross-origin-isolated page (COOP/COEP),
 // where Chromium coarsens it to 5 µs rather than 100 µs.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { ROOT } from '../tests/js/common.mjs';
 import { serve } from '../tests/js/static-server.mjs';
+import { withChromium } from '../tests/js/chromium.mjs';
 
-// playwright-core lives with the test tooling in tests/js/node_modules.
-const { chromium } = createRequire(join(ROOT, 'tests', 'js', 'package.json'))('playwright-core');
 
 const args = process.argv.slice(2);
 const rounds = Number(args[args.indexOf('--rounds') + 1]) || 30;
@@ -40,71 +35,63 @@ const server = await serve(ROOT, {
   pages: { '/bench/probe.html': '<!doctype html><meta charset="utf-8"><title>probe benchmark</title>' },
   headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
 });
-const profile = mkdtempSync(join(tmpdir(), 'bt-bench-chromium-'));
-let context;
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--no-first-run', '--enable-unsafe-webgpu'],
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
-  await page.goto(`${server.origin}/bench/probe.html`);
-  const result = await page.evaluate(async (rounds) => {
-    const m = await import('/pkg/index.js');
-    await m.default();
-    const timed = async (fn) => {
-      const start = performance.now();
-      const value = await fn();
-      return [performance.now() - start, value];
-    };
-    const probeOnce = () => m.probe({ timeoutMs: 10_000 });
-    const rawOnce = () => navigator.gpu.requestAdapter();
-    // Warm-up: the first request starts the GPU process's adapter enumeration.
-    const [warmProbe, warmReport] = await timed(probeOnce);
-    const [warmRaw] = await timed(rawOnce);
-    if (!warmReport.available) throw new Error(`no adapter: ${warmReport.reason} (${warmReport.message})`);
-    const probe = [], raw = [], reported = [];
-    for (let i = 0; i < rounds; i++) {
-      const [t, report] = await timed(probeOnce);
-      if (report.reason !== 'adapter-available') throw new Error(`round ${i}: ${report.reason}`);
-      probe.push(t);
-      reported.push(report.elapsedMs);
-      const [u, adapter] = await timed(rawOnce);
-      if (!adapter) throw new Error(`round ${i}: requestAdapter() answered null`);
-      raw.push(u);
-    }
-    return {
-      crossOriginIsolated,
-      adapter: `${warmReport.adapter.info.vendor} ${warmReport.adapter.info.architecture}`,
-      warmUp: { probe: warmProbe, raw: warmRaw },
-      probe, raw, reported,
-      userAgent: navigator.userAgent,
-    };
-  }, rounds);
+  await withChromium(['--enable-unsafe-webgpu'], async (context) => {
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(`${server.origin}/bench/probe.html`);
+    const result = await page.evaluate(async (rounds) => {
+      const m = await import('/pkg/index.js');
+      await m.default();
+      const timed = async (fn) => {
+        const start = performance.now();
+        const value = await fn();
+        return [performance.now() - start, value];
+      };
+      const probeOnce = () => m.probe({ timeoutMs: 10_000 });
+      const rawOnce = () => navigator.gpu.requestAdapter();
+      // Warm-up: the first request starts the GPU process's adapter enumeration.
+      const [warmProbe, warmReport] = await timed(probeOnce);
+      const [warmRaw] = await timed(rawOnce);
+      if (!warmReport.available) throw new Error(`no adapter: ${warmReport.reason} (${warmReport.message})`);
+      const probe = [], raw = [], reported = [];
+      for (let i = 0; i < rounds; i++) {
+        const [t, report] = await timed(probeOnce);
+        if (report.reason !== 'adapter-available') throw new Error(`round ${i}: ${report.reason}`);
+        probe.push(t);
+        reported.push(report.elapsedMs);
+        const [u, adapter] = await timed(rawOnce);
+        if (!adapter) throw new Error(`round ${i}: requestAdapter() answered null`);
+        raw.push(u);
+      }
+      return {
+        crossOriginIsolated,
+        adapter: `${warmReport.adapter.info.vendor} ${warmReport.adapter.info.architecture}`,
+        warmUp: { probe: warmProbe, raw: warmRaw },
+        probe, raw, reported,
+        userAgent: navigator.userAgent,
+      };
+    }, rounds);
 
-  const probe = summary(result.probe);
-  const raw = summary(result.raw);
-  const reported = summary(result.reported);
-  const ratio = probe.median / raw.median;
-  if (asJson) {
-    console.log(JSON.stringify({ rounds, crossOriginIsolated: result.crossOriginIsolated, adapter: result.adapter, warmUp: result.warmUp, probe, raw, reported, ratio }, null, 2));
-  } else {
-    const f = (x) => x.toFixed(2).padStart(7);
-    const line = (name, s) =>
-      `${name.padEnd(34)} ${f(s.median)}  ${f(s.min)} – ${f(s.max)}  ${f(s.q1)} – ${f(s.q3)}`;
-    console.log(`WebGPU probe benchmark: ${result.adapter} adapter, ${rounds} rounds each, alternated (ms)`);
-    console.log(`${result.userAgent}; crossOriginIsolated: ${result.crossOriginIsolated}`);
-    console.log(`${''.padEnd(34)} ${'median'.padStart(7)}  ${'min – max'.padStart(17)}  ${'IQR'.padStart(17)}`);
-    console.log(line('probe() (whole call)', probe));
-    console.log(line('probe() (its own elapsedMs)', reported));
-    console.log(line('navigator.gpu.requestAdapter()', raw));
-    console.log(`ratio of medians probe()/requestAdapter(): ${ratio.toFixed(2)}×`);
-    console.log(`warm-up: probe() ${result.warmUp.probe.toFixed(2)} ms, requestAdapter() ${result.warmUp.raw.toFixed(2)} ms`);
-  }
+    const probe = summary(result.probe);
+    const raw = summary(result.raw);
+    const reported = summary(result.reported);
+    const ratio = probe.median / raw.median;
+    if (asJson) {
+      console.log(JSON.stringify({ rounds, crossOriginIsolated: result.crossOriginIsolated, adapter: result.adapter, warmUp: result.warmUp, probe, raw, reported, ratio }, null, 2));
+    } else {
+      const f = (x) => x.toFixed(2).padStart(7);
+      const line = (name, s) =>
+        `${name.padEnd(34)} ${f(s.median)}  ${f(s.min)} – ${f(s.max)}  ${f(s.q1)} – ${f(s.q3)}`;
+      console.log(`WebGPU probe benchmark: ${result.adapter} adapter, ${rounds} rounds each, alternated (ms)`);
+      console.log(`${result.userAgent}; crossOriginIsolated: ${result.crossOriginIsolated}`);
+      console.log(`${''.padEnd(34)} ${'median'.padStart(7)}  ${'min – max'.padStart(17)}  ${'IQR'.padStart(17)}`);
+      console.log(line('probe() (whole call)', probe));
+      console.log(line('probe() (its own elapsedMs)', reported));
+      console.log(line('navigator.gpu.requestAdapter()', raw));
+      console.log(`ratio of medians probe()/requestAdapter(): ${ratio.toFixed(2)}×`);
+      console.log(`warm-up: probe() ${result.warmUp.probe.toFixed(2)} ms, requestAdapter() ${result.warmUp.raw.toFixed(2)} ms`);
+    }
+  });
 } finally {
-  await context?.close();
-  rmSync(profile, { recursive: true, force: true });
   await server.close();
 }

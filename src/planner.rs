@@ -2,6 +2,8 @@
 //! config and an availability, with every decision explained. Configs are
 //! tried in order (whole plan), or per op (fallback mode).
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::availability::Availability;
@@ -307,17 +309,18 @@ impl<'a> Planner<'a> {
 
     /// The op's capsules in planning order: with `prefer(p)`, the capsules
     /// of `p` first; catalog order within both groups.
-    fn planning_order(&self, op: BackendOp, config: &ExecutionConfig) -> Vec<usize> {
+    fn planning_order(&self, op: BackendOp, config: &ExecutionConfig) -> Cow<'_, [usize]> {
         let indices = &self.by_op[op.index()];
-        match config.backend.preferred() {
-            None => indices.clone(),
+        Cow::Owned(match config.backend.preferred() {
+            // Catalog order: the index as it is, no copy.
+            None => return Cow::Borrowed(indices),
             Some(preferred) => {
                 let (mut first, rest): (Vec<usize>, Vec<usize>) =
                     indices.iter().partition(|&&i| self.catalog[i].provider == preferred);
                 first.extend(rest);
                 first
             }
-        }
+        })
     }
 
     fn plan_op(&self, op: BackendOp, op_index: usize, config: &ExecutionConfig) -> OpOutcome {

@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode};
 use crate::json::{from_json, to_json};
-use crate::request::{parse_plan_request, parse_target};
+use crate::request::{parse_target, plan_request_json};
 use crate::schema::SchemaName;
 use crate::target::{Preset, PresetOptions, Target, presets as all_presets};
 
@@ -222,7 +222,7 @@ pub fn plan(
     #[wasm_bindgen(unchecked_param_type = "PlanRequest | string")] request: JsValue,
 ) -> Result<JsValue, JsValue> {
     let text = required(&request, "a plan request").map_err(js_error)?;
-    Ok(to_js(&plan_text(&text).map_err(js_error)?))
+    Ok(to_js(&plan_text(&text)?))
 }
 
 /// `plan` on JSON text, returning the compact JSON text: byte-identical to
@@ -236,11 +236,11 @@ pub fn plan_json(
     let text = request.as_string().ok_or_else(|| {
         js_error(Error::new(ErrorCode::WrongType, "", "planJson takes the request as JSON text (a string)"))
     })?;
-    plan_text(&text).map_err(js_error)
+    plan_text(&text)
 }
 
-fn plan_text(text: &str) -> Result<String, Error> {
-    Ok(to_json(&parse_plan_request(text)?.run()))
+fn plan_text(text: &str) -> Result<String, JsValue> {
+    plan_request_json(text).map(|(_, json)| json).map_err(js_error)
 }
 
 /// The built-in catalog: a `reference` capsule on `cpu` for every op.

@@ -452,6 +452,10 @@ export function defineApiSuite(label, getApi, { wasmExport }) {
           }
           throwsCode(() => api().linuxCuda(value), 'wrong-type', '', `linuxCuda(${what})`);
         }
+        // A BigInt inside a Target is refused at its field by every function taking one.
+        for (const fn of ['parseTarget', 'devices', 'providers', 'declaredAvailability']) {
+          throwsCode(() => api()[fn]({ os: 'linux', arch: 1n }), 'wrong-type', 'arch', `${fn}(a BigInt inside)`);
+        }
         throwsCode(() => api().linuxCuda({ enableLibTorch: 1n }), 'wrong-type', 'enableLibTorch', 'linuxCuda({enableLibTorch: 1n})');
         // A function or a symbol property is refused, not silently dropped.
         throwsCode(() => api().plan({ ops: ['matmul'], mode: Symbol('perOp') }), 'wrong-type', 'mode', 'a symbol property');

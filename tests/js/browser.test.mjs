@@ -17,22 +17,13 @@
 // never answers, one that throws) are simulated in tests/probe_browser.rs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { withChromium as withBrowser } from './chromium.mjs';
 import { ROOT } from './common.mjs';
 import { CSP, serve } from './static-server.mjs';
 
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'tests', 'js', 'artifacts');
-const BASE_ARGS = [
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const INSECURE_HOST = 'bt.test';
 // Chromium's own warning when requestAdapter() answers null (once for the
 // direct request, once for wgpu's): expected with default flags, nowhere else.
@@ -50,23 +41,8 @@ after(async () => {
   await server?.close();
 });
 
-/** Runs `fn(context)` in a fresh headless Chromium with a temporary profile, then closes it. */
-async function withChromium(extraArgs, fn) {
-  const profile = mkdtempSync(join(tmpdir(), 'bt-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [...BASE_ARGS, ...extraArgs],
-    viewport: { width: 1280, height: 900 },
-    timeout: 30_000,
-  });
-  try {
-    return await fn(context);
-  } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-}
+/** A fresh headless Chromium at the size the screenshots are taken at. */
+const withChromium = (extraArgs, fn) => withBrowser(extraArgs, fn, { viewport: { width: 1280, height: 900 } });
 
 /**
  * Opens the demo page at `origin` and waits until it (and its worker) is done.

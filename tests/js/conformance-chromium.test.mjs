@@ -5,14 +5,12 @@
 // and under WASI (wasi.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { ROOT, VECTORS, malformedCases } from './common.mjs';
 import { serve } from './static-server.mjs';
+import { withChromium } from './chromium.mjs';
 
-const { chromium } = createRequire(join(ROOT, 'tests', 'js', 'package.json'))('playwright-core');
 
 test('Chromium: request vectors give the golden bytes; malformed inputs their code and path', async () => {
   const requests = readdirSync(join(VECTORS, 'requests')).filter((f) => f.endsWith('.json')).map((f) => ({
@@ -23,32 +21,29 @@ test('Chromium: request vectors give the golden bytes; malformed inputs their co
   const malformed = malformedCases();
   assert.ok(requests.length >= 20 && malformed.length >= 50);
   const server = await serve(ROOT, { pages: { '/conformance.html': '<!doctype html><meta charset="utf-8"><title>conformance</title>' } });
-  const profile = mkdtempSync(join(tmpdir(), 'bt-conformance-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
   try {
-    const page = context.pages()[0] ?? (await context.newPage());
-    await page.goto(`${server.origin}/conformance.html`);
-    const out = await page.evaluate(async ({ requests, malformed }) => {
-      const m = await import('/pkg/index.js');
-      await m.default();
-      const plans = requests.map((r) => ({ name: r.name, same: m.planJson(r.text) + '\n' === r.golden }));
-      const errors = malformed.map((c) => {
-        try { m.planJson(c.input); return { name: c.name, thrown: false }; } catch (e) {
-          return { name: c.name, thrown: true, ok: e.name === 'BackendTargetsError' && e.code === c.code && e.path === c.path, got: `${e.code} ${e.path}` };
-        }
-      });
-      return { plans, errors };
-    }, { requests, malformed });
-    assert.deepEqual(out.plans.filter((p) => !p.same).map((p) => p.name), [], 'requests whose bytes differ');
-    assert.deepEqual(out.errors.filter((e) => !e.ok), [], 'malformed inputs without their code and path');
-    assert.equal(out.plans.length, requests.length);
-    assert.equal(out.errors.length, malformed.length);
+    await withChromium([], (context) => checkVectors(context, server.origin, requests, malformed));
   } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
     await server.close();
   }
 });
+
+async function checkVectors(context, origin, requests, malformed) {
+  const page = context.pages()[0] ?? (await context.newPage());
+  await page.goto(`${origin}/conformance.html`);
+  const out = await page.evaluate(async ({ requests, malformed }) => {
+    const m = await import('/pkg/index.js');
+    await m.default();
+    const plans = requests.map((r) => ({ name: r.name, same: m.planJson(r.text) + '\n' === r.golden }));
+    const errors = malformed.map((c) => {
+      try { m.planJson(c.input); return { name: c.name, thrown: false }; } catch (e) {
+        return { name: c.name, thrown: true, ok: e.name === 'BackendTargetsError' && e.code === c.code && e.path === c.path, got: `${e.code} ${e.path}` };
+      }
+    });
+    return { plans, errors };
+  }, { requests, malformed });
+  assert.deepEqual(out.plans.filter((p) => !p.same).map((p) => p.name), [], 'requests whose bytes differ');
+  assert.deepEqual(out.errors.filter((e) => !e.ok), [], 'malformed inputs without their code and path');
+  assert.equal(out.plans.length, requests.length);
+  assert.equal(out.errors.length, malformed.length);
+}
