@@ -162,7 +162,9 @@ impl<'de> Visitor<'de> for JsonVisitor {
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json, E> {
         serde_json::Number::from_f64(v)
             .map(Json::Number)
-            .ok_or_else(|| E::invalid_value(Unexpected::Other("a non-finite number"), &self))
+            // `custom`, not `invalid_value`: serde_json's `invalid_value` would
+            // link float printing (some 14 KB) for a case JSON text never has.
+            .ok_or_else(|| E::custom("a non-finite number"))
     }
     fn visit_str<E>(self, v: &str) -> Result<Json, E> {
         Ok(Json::String(v.to_string()))
