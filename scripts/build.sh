@@ -33,6 +33,8 @@ mkdir -p pkg
   --enable-reference-types --enable-multivalue \
   target/pkg-raw/backend_targets_bg.wasm -o pkg/backend_targets_bg.wasm
 cp target/pkg-raw/backend_targets.js target/pkg-raw/backend_targets.d.ts target/pkg-raw/backend_targets_bg.wasm.d.ts pkg/
+# The JS halves of the boundary and of the probe (src/*.js), as wasm-bindgen lays them out.
+cp -r target/pkg-raw/snippets pkg/
 cp pkg-template/package.json pkg-template/index.js pkg-template/index.d.ts pkg-template/node.js pkg-template/README.md pkg-template/LICENSE pkg/
 tarball=$(cd pkg && npm pack --silent --pack-destination ../dist)
 printf 'pkg/backend_targets_bg.wasm: %s bytes, %s gzipped; dist/%s: %s bytes\n' \

@@ -9,21 +9,23 @@
 //! `no-adapter` from `adapter-request-failed`, and gives `GPUAdapterInfo`, the
 //! features and the limits in WebGPU spelling, from the same adapter, with a
 //! single request. Nothing is cached: every call probes afresh.
+//!
+//! The reading, the timer and the clock are in `probe_web.js`: one call each
+//! instead of a boundary crossing per property.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::Poll;
 
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::json::{from_json, to_json};
 use crate::probe::{
-    AdapterInfo, AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report,
+    AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report,
 };
 use crate::target::Target;
 use crate::wasm_api::{js_error, json_text, target_from, to_js};
@@ -36,39 +38,40 @@ fn absent(value: &JsValue) -> bool {
     value.is_undefined() || value.is_null()
 }
 
-fn now_ms() -> f64 {
-    let performance = get(&js_sys::global(), "performance");
-    match get(&performance, "now").dyn_into::<Function>() {
-        Ok(now) => now.call0(&performance).ok().and_then(|t| t.as_f64()).unwrap_or(0.0),
-        Err(_) => js_sys::Date::now(),
-    }
-}
-
-/// A promise resolved after `ms` milliseconds (`setTimeout`, in pages and workers).
-fn sleep(ms: u32) -> JsFuture {
-    let promise = Promise::new(&mut |resolve, _reject| {
-        let global = js_sys::global();
-        if let Ok(set_timeout) = get(&global, "setTimeout").dyn_into::<Function>() {
-            let _ = set_timeout.call2(&global, &resolve, &JsValue::from(ms));
-        }
-    });
-    JsFuture::from(promise)
+#[wasm_bindgen(module = "/src/probe_web.js")]
+extern "C" {
+    /// Info, features and limits of a `GPUAdapter` as JSON text (an `AdapterReport`).
+    #[wasm_bindgen(js_name = readAdapter)]
+    fn read_adapter(adapter: &JsValue) -> String;
+    /// `[promise, timer]`: the promise resolves after `ms` milliseconds.
+    #[wasm_bindgen(js_name = delay)]
+    fn delay(ms: u32) -> Array;
+    #[wasm_bindgen(js_name = cancelDelay)]
+    fn cancel_delay(timer: &JsValue);
+    /// `performance.now()`, or `Date.now()` where there is no `performance`.
+    #[wasm_bindgen(js_name = now)]
+    fn now_ms() -> f64;
 }
 
 /// `fut`, or `None` once `ms` milliseconds have passed.
 async fn within<F: Future>(ms: u32, fut: F) -> Option<F::Output> {
+    let started = delay(ms);
+    let (promise, timer) = (started.get(0), started.get(1));
     let mut fut = pin!(fut);
-    let mut timer = pin!(sleep(ms));
-    poll_fn(|cx| {
+    let mut elapsed = pin!(JsFuture::from(Promise::from(promise)));
+    let outcome = poll_fn(|cx| {
         if let Poll::Ready(value) = fut.as_mut().poll(cx) {
             return Poll::Ready(Some(value));
         }
-        if timer.as_mut().poll(cx).is_ready() {
+        if elapsed.as_mut().poll(cx).is_ready() {
             return Poll::Ready(None);
         }
         Poll::Pending
     })
-    .await
+    .await;
+    // A pending timer would keep an event loop alive and cost the next probe.
+    cancel_delay(&timer);
+    outcome
 }
 
 /// Both futures, polled concurrently.
@@ -193,50 +196,13 @@ fn is_browser_context() -> bool {
     !absent(&get(&global, "document")) || !absent(&get(&global, "WorkerGlobalScope"))
 }
 
-fn string_field(object: &JsValue, key: &str) -> String {
-    get(object, key).as_string().unwrap_or_default()
-}
-
-/// Reads info, features and limits off a `GPUAdapter`, in WebGPU spelling.
-fn adapter_report(adapter: &JsValue) -> AdapterReport {
-    let info = get(adapter, "info");
-    let is_fallback_adapter = get(&info, "isFallbackAdapter")
-        .as_bool()
-        .or_else(|| get(adapter, "isFallbackAdapter").as_bool())
-        .unwrap_or(false);
-    let mut features: Vec<String> = js_sys::try_iter(&get(adapter, "features"))
-        .ok()
-        .flatten()
-        .map(|values| values.filter_map(|v| v.ok()?.as_string()).collect())
-        .unwrap_or_default();
-    features.sort();
-    features.dedup();
-    // `GPUSupportedLimits` exposes its limits as prototype getters.
-    let limits_object = get(adapter, "limits");
-    let mut limits = BTreeMap::new();
-    if let Ok(object) = limits_object.clone().dyn_into::<Object>() {
-        for name in Object::get_own_property_names(&object)
-            .iter()
-            .chain(Object::get_own_property_names(&Object::get_prototype_of(&object)).iter())
-        {
-            let Some(name) = name.as_string() else { continue };
-            let Some(value) = get(&limits_object, &name).as_f64() else { continue };
-            if value.is_finite() && value >= 0.0 && value.fract() == 0.0 {
-                limits.insert(name, value as u64);
-            }
-        }
-    }
-    AdapterReport {
-        info: AdapterInfo {
-            vendor: string_field(&info, "vendor"),
-            architecture: string_field(&info, "architecture"),
-            device: string_field(&info, "device"),
-            description: string_field(&info, "description"),
-        },
-        is_fallback_adapter,
-        features,
-        limits,
-    }
+/// Reads info, features and limits off a `GPUAdapter`, in WebGPU spelling
+/// (features sorted, without repeats).
+fn adapter_report(adapter: &JsValue) -> Result<AdapterReport, String> {
+    let mut report: AdapterReport = from_json(&read_adapter(adapter)).map_err(|error| error.one_line())?;
+    report.features.sort();
+    report.features.dedup();
+    Ok(report)
 }
 
 /// Probes WebGPU once. Never fails for unavailability: the outcome is a reason.
@@ -300,7 +266,13 @@ async fn probe_once(options: &ProbeOptions) -> ProbeReport {
             let message = "requestAdapter() answered null: no suitable adapter".to_string();
             return unavailable(ProbeReason::NoAdapter, message, true);
         }
-        Ok(adapter) => adapter_report(&adapter),
+        Ok(adapter) => match adapter_report(&adapter) {
+            Ok(report) => report,
+            Err(error) => {
+                let message = format!("the adapter could not be read: {error}");
+                return unavailable(ProbeReason::AdapterRequestFailed, message, true);
+            }
+        },
     };
     let device = match through_wgpu {
         WgpuOutcome::NoAdapter(error) => {

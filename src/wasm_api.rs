@@ -7,8 +7,6 @@
 //! Invalid input throws an `Error` with `code`, `path` and, for a bad
 //! spelling, `expected`; an unplannable request returns `{ ok: false, ... }`.
 
-use std::cell::Cell;
-
 use js_sys::{Array, JSON, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -42,7 +40,7 @@ fn install_panic_recovery() {
 
 /// The `Error` thrown to JavaScript.
 pub(crate) fn js_error(mut error: Error) -> JsValue {
-    if let Some(kind) = UNREPRESENTABLE.with(|seen| seen.take())
+    if let Some(kind) = take_unrepresentable()
         && error.code == ErrorCode::WrongType
     {
         error.message = format!("{} ({kind} was given, which JSON cannot represent)", error.message);
@@ -62,6 +60,17 @@ pub(crate) fn js_error(mut error: Error) -> JsValue {
     js.into()
 }
 
+#[wasm_bindgen(module = "/src/boundary.js")]
+extern "C" {
+    /// `JSON.stringify` with a replacer that turns functions, symbols, BigInts
+    /// and non-finite numbers into null; `None` where JSON has no text.
+    #[wasm_bindgen(js_name = jsonText, catch)]
+    fn stringify(value: &JsValue) -> Result<Option<String>, JsValue>;
+    /// What the last `stringify` turned into null ("a function", ...), once.
+    #[wasm_bindgen(js_name = takeUnrepresentable)]
+    fn take_unrepresentable() -> Option<String>;
+}
+
 /// A JS value as JSON text; `None` for `undefined` (and `null`, when `absent_ok`).
 pub(crate) fn json_text(value: &JsValue, absent_ok: bool) -> Result<Option<String>, Error> {
     if value.is_undefined() || (absent_ok && value.is_null()) {
@@ -71,37 +80,10 @@ pub(crate) fn json_text(value: &JsValue, absent_ok: bool) -> Result<Option<Strin
         // A string is taken as JSON text (e.g. a request read from a file).
         return Ok(Some(text));
     }
-    // JSON.stringify would silently drop a function or a symbol property (and
-    // throw on a BigInt): turn each into null instead, so the strict parser
-    // refuses it with its exact path, and remember what it was for the message.
-    UNREPRESENTABLE.with(|seen| seen.set(None));
-    let replacer = Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(|_key: JsValue, value: JsValue| {
-        let kind = if value.is_function() {
-            "a function"
-        } else if value.is_symbol() {
-            "a symbol"
-        } else if value.is_bigint() {
-            "a BigInt"
-        } else if value.as_f64().is_some_and(|n| !n.is_finite()) {
-            "a non-finite number"
-        } else {
-            return value;
-        };
-        UNREPRESENTABLE.with(|seen| {
-            if seen.get().is_none() {
-                seen.set(Some(kind));
-            }
-        });
-        JsValue::NULL
-    });
-    let text = JSON::stringify_with_replacer(value, replacer.as_ref());
+    // A function, symbol or BigInt inside the value becomes null (see
+    // `boundary.js`), so the strict parser refuses it with its exact path.
     let not_json = || Error::new(ErrorCode::WrongType, "", "the value cannot be represented as JSON");
-    text.map_err(|_| not_json())?.as_string().map(Some).ok_or_else(not_json)
-}
-
-thread_local! {
-    /// What the last `json_text` turned into null, for the error message.
-    static UNREPRESENTABLE: Cell<Option<&'static str>> = const { Cell::new(None) };
+    stringify(value).map_err(|_| not_json())?.map(Some).ok_or_else(not_json)
 }
 
 /// Parses compact JSON produced by the core into a JS value.

@@ -4,7 +4,7 @@
 // shared with package-web.test.mjs (api-cases.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './common.mjs';
@@ -27,7 +27,14 @@ test('the package.json exports map sends Node to node.js and everything else to 
   assert.deepEqual(Object.keys(manifest.exports['.']), ['types', 'node', 'default']);
   assert.equal(manifest.exports['.'].node, './node.js');
   assert.equal(manifest.exports['.'].default, './index.js');
-  for (const file of manifest.files) assert.ok(readFileSync(join(PKG, file)).length > 0, `${file} is in pkg/`);
+  for (const entry of manifest.files) {
+    // `snippets` is wasm-bindgen's folder of the JS halves (src/*.js): every file in it counts.
+    const files = statSync(join(PKG, entry)).isDirectory()
+      ? readdirSync(join(PKG, entry), { recursive: true }).map((name) => join(entry, name)).filter((name) => statSync(join(PKG, name)).isFile())
+      : [entry];
+    assert.ok(files.length > 0, `${entry} has files`);
+    for (const file of files) assert.ok(readFileSync(join(PKG, file)).length > 0, `${file} is in pkg/`);
+  }
 });
 
 defineApiSuite('node entry (pkg/node.js)', () => api, { wasmExport: 'wasm' });

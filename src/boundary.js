@@ -1,0 +1,40 @@
+// The JavaScript half of the boundary (src/wasm_api.rs): a JS value becomes
+// JSON text in one call, without crossing into the module for every key.
+//
+// JSON.stringify would silently drop a function or a symbol property, print a
+// non-finite number as null, and throw on a BigInt. The replacer turns each of
+// them into null, so that the core's strict parser refuses the value at its
+// exact path, and remembers the first one for the error message.
+
+let unrepresentable = null;
+
+function replacer(_key, value) {
+  let kind;
+  switch (typeof value) {
+    case 'function': kind = 'a function'; break;
+    case 'symbol': kind = 'a symbol'; break;
+    case 'bigint': kind = 'a BigInt'; break;
+    case 'number':
+      if (Number.isFinite(value)) return value;
+      kind = 'a non-finite number';
+      break;
+    default:
+      return value;
+  }
+  unrepresentable ??= kind;
+  return null;
+}
+
+/** `value` as JSON text (undefined when JSON has no text for it); throws what
+ *  JSON.stringify throws, such as for a cycle. */
+export function jsonText(value) {
+  unrepresentable = null;
+  return JSON.stringify(value, replacer);
+}
+
+/** What the last `jsonText` turned into null ("a function", ...), once; or null. */
+export function takeUnrepresentable() {
+  const kind = unrepresentable;
+  unrepresentable = null;
+  return kind;
+}
