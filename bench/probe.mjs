@@ -4,14 +4,17 @@
 //   node bench/probe.mjs [--rounds N] [--json]      (after scripts/build.sh)
 //
 // One page; after one warm-up of each, it alternates N (default 30) ×
-// `probe()` from the built package and N × raw `navigator.gpu.requestAdapter()`,
-// so that drift in the browser affects both alike, and prints the medians,
-// the spread (min–max and interquartile range) and the ratio of the medians.
-// `probe()` requests the adapter twice, concurrently (directly, for the info,
-// features and limits in WebGPU spelling, and through wgpu, which decides), and
-// reads every limit off the adapter; the raw figure is one request and nothing
-// read. Timer: performance.now() in a cross-origin-isolated page (COOP/COEP),
-// where Chromium coarsens it to 5 µs rather than 100 µs.
+// `probe()` from the built package, N × raw `navigator.gpu.requestAdapter()`
+// and N × a plain-JS floor, so that drift in the browser affects all alike, and
+// prints the medians, the spread (min–max and interquartile range) and the
+// ratios of the medians.
+// `probe()` makes one adapter request (through wgpu, which decides; the probe
+// awaits the same promise), reads the info, the features and every limit off
+// the adapter, and returns a report. The raw figure is one request and nothing
+// read. The floor is one request plus that reading done in plain JavaScript,
+// down to one JSON text: what any probe that reports those fields pays.
+// Timer: performance.now() in a cross-origin-isolated page (COOP/COEP), where
+// Chromium coarsens it to 5 µs rather than 100 µs.
 import { ROOT } from '../tests/js/common.mjs';
 import { serve } from '../tests/js/static-server.mjs';
 import { withChromium } from '../tests/js/chromium.mjs';
@@ -49,11 +52,25 @@ try {
       };
       const probeOnce = () => m.probe({ timeoutMs: 10_000 });
       const rawOnce = () => navigator.gpu.requestAdapter();
+      const floorOnce = async () => {
+        const adapter = await navigator.gpu.requestAdapter();
+        const { info, limits } = adapter;
+        const read = {};
+        for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(limits))) {
+          const value = limits[name];
+          if (Number.isSafeInteger(value)) read[name] = value;
+        }
+        return JSON.stringify({
+          info: { vendor: info.vendor, architecture: info.architecture, device: info.device, description: info.description },
+          isFallbackAdapter: info.isFallbackAdapter, features: [...adapter.features].sort(), limits: read,
+        });
+      };
       // Warm-up: the first request starts the GPU process's adapter enumeration.
       const [warmProbe, warmReport] = await timed(probeOnce);
       const [warmRaw] = await timed(rawOnce);
+      await floorOnce();
       if (!warmReport.available) throw new Error(`no adapter: ${warmReport.reason} (${warmReport.message})`);
-      const probe = [], raw = [], reported = [];
+      const probe = [], raw = [], floor = [], reported = [];
       for (let i = 0; i < rounds; i++) {
         const [t, report] = await timed(probeOnce);
         if (report.reason !== 'adapter-available') throw new Error(`round ${i}: ${report.reason}`);
@@ -62,22 +79,26 @@ try {
         const [u, adapter] = await timed(rawOnce);
         if (!adapter) throw new Error(`round ${i}: requestAdapter() answered null`);
         raw.push(u);
+        const [v] = await timed(floorOnce);
+        floor.push(v);
       }
       return {
         crossOriginIsolated,
         adapter: `${warmReport.adapter.info.vendor} ${warmReport.adapter.info.architecture}`,
         warmUp: { probe: warmProbe, raw: warmRaw },
-        probe, raw, reported,
+        probe, raw, floor, reported,
         userAgent: navigator.userAgent,
       };
     }, rounds);
 
     const probe = summary(result.probe);
     const raw = summary(result.raw);
+    const floor = summary(result.floor);
     const reported = summary(result.reported);
     const ratio = probe.median / raw.median;
+    const floorRatio = floor.median / raw.median;
     if (asJson) {
-      console.log(JSON.stringify({ rounds, crossOriginIsolated: result.crossOriginIsolated, adapter: result.adapter, warmUp: result.warmUp, probe, raw, reported, ratio }, null, 2));
+      console.log(JSON.stringify({ rounds, crossOriginIsolated: result.crossOriginIsolated, adapter: result.adapter, warmUp: result.warmUp, probe, raw, floor, reported, ratio, floorRatio }, null, 2));
     } else {
       const f = (x) => x.toFixed(2).padStart(7);
       const line = (name, s) =>
@@ -88,7 +109,8 @@ try {
       console.log(line('probe() (whole call)', probe));
       console.log(line('probe() (its own elapsedMs)', reported));
       console.log(line('navigator.gpu.requestAdapter()', raw));
-      console.log(`ratio of medians probe()/requestAdapter(): ${ratio.toFixed(2)}×`);
+      console.log(line('floor: request + read in plain JS', floor));
+      console.log(`ratio of medians probe()/requestAdapter(): ${ratio.toFixed(2)}×; floor/requestAdapter(): ${floorRatio.toFixed(2)}×`);
       console.log(`warm-up: probe() ${result.warmUp.probe.toFixed(2)} ms, requestAdapter() ${result.warmUp.raw.toFixed(2)} ms`);
     }
   });
