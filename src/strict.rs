@@ -411,26 +411,52 @@ impl Fields {
     }
 }
 
-impl<'de> MapAccess<'de> for Fields {
-    type Error = Error;
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
-        let Some((key, value)) = self.fields.next() else { return Ok(None) };
-        let name: StrDeserializer<'_, Error> = key.as_str().into_deserializer();
-        // An unknown field is reported by the key's seed: locate it at the key.
-        let parsed = seed.deserialize(name).map_err(|e| e.at(&join_path(&self.path, &key)))?;
-        self.value = Some((key, value));
-        Ok(Some(parsed))
+// The non-generic steps of `MapAccess` live in these `#[inline(never)]`
+// methods: the derived `visit_map` of every struct inlines the generic ones.
+impl Fields {
+    /// Moves the next entry into `self.value`; `None` at the end.
+    #[inline(never)]
+    fn advance(&mut self) -> Option<&str> {
+        self.value = self.fields.next();
+        self.value.as_ref().map(|(key, _)| key.as_str())
     }
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+
+    /// Locates an error of the current key (an unknown field) at the key.
+    #[inline(never)]
+    fn locate_key(&self, error: Error) -> Error {
+        let key = self.value.as_ref().map_or("", |(key, _)| key.as_str());
+        error.at(&join_path(&self.path, key))
+    }
+
+    /// Takes the current value, or the error of a repeated key.
+    #[inline(never)]
+    fn take_value(&mut self) -> Result<(String, Json), Error> {
         let (key, json) = self.value.take().unwrap_or((String::new(), Json::Null));
         let index = self.index;
         self.index += 1;
-        let at = Where { parent: &self.path, segment: Segment::Key(&key) };
         if self.first_repeated == Some(index) {
+            let at = Where { parent: &self.path, segment: Segment::Key(&key) };
             let message = "the key appears twice in this object".to_string();
             return Err(Error::new(ErrorCode::DuplicateField, message).at(&at.render()));
         }
-        seed.deserialize(StrictValue { json, at })
+        Ok((key, json))
+    }
+}
+
+impl<'de> MapAccess<'de> for Fields {
+    type Error = Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+        let Some(key) = self.advance() else { return Ok(None) };
+        let name: StrDeserializer<'_, Error> = key.into_deserializer();
+        // An unknown field is reported by the key's seed: locate it at the key.
+        match seed.deserialize(name) {
+            Ok(parsed) => Ok(Some(parsed)),
+            Err(error) => Err(self.locate_key(error)),
+        }
+    }
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        let (key, json) = self.take_value()?;
+        seed.deserialize(StrictValue { json, at: Where { parent: &self.path, segment: Segment::Key(&key) } })
     }
 }
 
