@@ -290,6 +290,80 @@ pub fn deserialize<T: de::DeserializeOwned>(json: Json) -> Result<T, Error> {
     T::deserialize(StrictValue { json, at: Where::ROOT }).map_err(|e| e.at(""))
 }
 
+// Each kind a visitor asks for by name (struct, seq, map, string, bool,
+// option, enum) is unwrapped by a non-generic `#[inline(never)]` method here,
+// so that the copy of the generic method made for every visitor type is only
+// the visitor call; `deserialize_any` (numbers, and whatever a visitor leaves
+// open) is the one that dispatches on every kind. A value of another kind is
+// the `invalid_type` error that the visitor's default methods would give.
+impl<'a> StrictValue<'a> {
+    /// The error for a value of a kind `expected` does not take, located here.
+    #[inline(never)]
+    fn wrong_type(self, expected: &dyn de::Expected) -> Error {
+        self.at.locate(de::Error::invalid_type(self.json.unexpected(), expected))
+    }
+
+    #[inline(never)]
+    fn into_fields(self, expected: &dyn de::Expected) -> Result<Fields, Error> {
+        match self.json {
+            Json::Object(fields) => Ok(Fields::new(fields, self.at.render())),
+            json => Err(StrictValue { json, ..self }.wrong_type(expected)),
+        }
+    }
+
+    #[inline(never)]
+    fn into_items(self, expected: &dyn de::Expected) -> Result<Items, Error> {
+        match self.json {
+            Json::Array(items) => Ok(Items::new(items, self.at.render())),
+            json => Err(StrictValue { json, ..self }.wrong_type(expected)),
+        }
+    }
+
+    #[inline(never)]
+    fn into_string(self, expected: &dyn de::Expected) -> Result<String, Error> {
+        match self.json {
+            Json::String(text) => Ok(text),
+            json => Err(StrictValue { json, ..self }.wrong_type(expected)),
+        }
+    }
+
+    #[inline(never)]
+    fn into_bool(self, expected: &dyn de::Expected) -> Result<bool, Error> {
+        match self.json {
+            Json::Bool(b) => Ok(b),
+            json => Err(StrictValue { json, ..self }.wrong_type(expected)),
+        }
+    }
+
+    /// An optional field is either absent or a value: `null` is a wrong type,
+    /// not a way to say "absent".
+    #[inline(never)]
+    fn reject_null(self) -> Result<Self, Error> {
+        match self.json {
+            Json::Null => Err(Error::new(
+                ErrorCode::WrongType,
+                "null is not accepted: leave the field out instead".to_string(),
+            )
+            .at(&self.at.render())),
+            _ => Ok(self),
+        }
+    }
+
+    /// A plain string names a unit variant; an object with one key, a variant
+    /// with a value.
+    #[inline(never)]
+    fn into_variant(self, expected: &dyn de::Expected) -> Result<Variant, Error> {
+        match self.json {
+            Json::String(variant) => Ok(Variant { variant, value: None, path: self.at.render() }),
+            Json::Object(mut fields) if fields.len() == 1 => {
+                let (variant, value) = fields.remove(0);
+                Ok(Variant { variant, value: Some(value), path: self.at.render() })
+            }
+            json => Err(StrictValue { json, ..self }.wrong_type(expected)),
+        }
+    }
+}
+
 impl<'de> Deserializer<'de> for StrictValue<'_> {
     type Error = Error;
 
@@ -310,17 +384,8 @@ impl<'de> Deserializer<'de> for StrictValue<'_> {
         result.map_err(|e| at.locate(e))
     }
 
-    /// An optional field is either absent or a value: `null` is a wrong type,
-    /// not a way to say "absent".
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.json {
-            Json::Null => Err(Error::new(
-                ErrorCode::WrongType,
-                "null is not accepted: leave the field out instead".to_string(),
-            )
-            .at(&self.at.render())),
-            json => visitor.visit_some(StrictValue { json, at: self.at }),
-        }
+        visitor.visit_some(self.reject_null()?)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -337,12 +402,37 @@ impl<'de> Deserializer<'de> for StrictValue<'_> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
+        self.deserialize_map(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let at = self.at;
-        let result = match self.json {
-            Json::Object(fields) => visitor.visit_map(Fields::new(fields, at.render())),
-            other => Err(de::Error::invalid_type(other.unexpected(), &visitor)),
-        };
-        result.map_err(|e| at.locate(e))
+        let fields = self.into_fields(&visitor)?;
+        visitor.visit_map(fields).map_err(|e| at.locate(e))
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let at = self.at;
+        let items = self.into_items(&visitor)?;
+        visitor.visit_seq(items).map_err(|e| at.locate(e))
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let at = self.at;
+        let text = self.into_string(&visitor)?;
+        visitor.visit_str(&text).map_err(|e| at.locate(e))
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let at = self.at;
+        let text = self.into_string(&visitor)?;
+        visitor.visit_string(text).map_err(|e| at.locate(e))
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let at = self.at;
+        let b = self.into_bool(&visitor)?;
+        visitor.visit_bool(b).map_err(|e| at.locate(e))
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -352,20 +442,13 @@ impl<'de> Deserializer<'de> for StrictValue<'_> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         let at = self.at;
-        let result = match self.json {
-            Json::String(variant) => visitor.visit_enum(Variant { variant, value: None, path: at.render() }),
-            Json::Object(mut fields) if fields.len() == 1 => {
-                let (variant, value) = fields.remove(0);
-                visitor.visit_enum(Variant { variant, value: Some(value), path: at.render() })
-            }
-            other => Err(de::Error::invalid_type(other.unexpected(), &visitor)),
-        };
-        result.map_err(|e| at.locate(e))
+        let variant = self.into_variant(&visitor)?;
+        visitor.visit_enum(variant).map_err(|e| at.locate(e))
     }
 
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier ignored_any
+        i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char
+        bytes byte_buf unit unit_struct tuple tuple_struct identifier ignored_any
     }
 }
 
