@@ -200,7 +200,7 @@ fn is_browser_context() -> bool {
 /// (features sorted, without repeats).
 fn adapter_report(adapter: &JsValue) -> Result<AdapterReport, String> {
     let mut report: AdapterReport = from_json(&read_adapter(adapter)).map_err(|error| error.one_line())?;
-    report.features.sort();
+    report.features.sort_unstable();
     report.features.dedup();
     Ok(report)
 }
