@@ -28,7 +28,9 @@ cargo build --release --lib --target wasm32-unknown-unknown
 rm -rf target/pkg-raw pkg
 wasm-bindgen --target web --out-dir target/pkg-raw target/wasm32-unknown-unknown/release/backend_targets.wasm
 mkdir -p pkg
-"$WASM_OPT" -Oz --converge --strip-producers --strip-target-features \
+# The same layout as the WASI module: the stack sits below the data, so the
+# first KiB is never addressed (--low-memory-unused).
+"$WASM_OPT" -Oz --converge --low-memory-unused --strip-producers --strip-target-features \
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
   --enable-reference-types --enable-multivalue \
   target/pkg-raw/backend_targets_bg.wasm -o pkg/backend_targets_bg.wasm
