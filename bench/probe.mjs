@@ -3,11 +3,11 @@
 //
 //   node bench/probe.mjs [--rounds N] [--json]      (after scripts/build.sh)
 //
-// One page; after one warm-up of each, it alternates N (default 30) ×
+// One page; after one warm-up of each, it interleaves N (default 30) ×
 // `probe()` from the built package, N × raw `navigator.gpu.requestAdapter()`
-// and N × a plain-JS floor, so that drift in the browser affects all alike, and
-// prints the medians, the spread (min–max and interquartile range) and the
-// ratios of the medians.
+// and N × a plain-JS floor (in rotated order), so that drift in the browser
+// affects all alike, and prints the medians, the spread (min–max and
+// interquartile range) and the ratios of the medians.
 // `probe()` makes one adapter request (through wgpu, which decides; the probe
 // awaits the same promise), reads the info, the features and every limit off
 // the adapter, and returns a report. The raw figure is one request and nothing
@@ -71,16 +71,25 @@ try {
       await floorOnce();
       if (!warmReport.available) throw new Error(`no adapter: ${warmReport.reason} (${warmReport.message})`);
       const probe = [], raw = [], floor = [], reported = [];
+      // Each round runs the three in a rotated order: whatever follows a
+      // probe() runs a little slower (about 0.1 ms here), so a fixed order
+      // would charge that to one of them.
+      const measures = [
+        async (i) => {
+          const [t, report] = await timed(probeOnce);
+          if (report.reason !== 'adapter-available') throw new Error(`round ${i}: ${report.reason}`);
+          probe.push(t);
+          reported.push(report.elapsedMs);
+        },
+        async (i) => {
+          const [u, adapter] = await timed(rawOnce);
+          if (!adapter) throw new Error(`round ${i}: requestAdapter() answered null`);
+          raw.push(u);
+        },
+        async () => floor.push((await timed(floorOnce))[0]),
+      ];
       for (let i = 0; i < rounds; i++) {
-        const [t, report] = await timed(probeOnce);
-        if (report.reason !== 'adapter-available') throw new Error(`round ${i}: ${report.reason}`);
-        probe.push(t);
-        reported.push(report.elapsedMs);
-        const [u, adapter] = await timed(rawOnce);
-        if (!adapter) throw new Error(`round ${i}: requestAdapter() answered null`);
-        raw.push(u);
-        const [v] = await timed(floorOnce);
-        floor.push(v);
+        for (let k = 0; k < measures.length; k++) await measures[(i + k) % measures.length](i);
       }
       return {
         crossOriginIsolated,
