@@ -5,7 +5,8 @@
 #   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
 #   Node suites (tests/js/): the npm package (node entry and web glue), the
 #     consumer check (offline install, tsc, Vite), the WASI build under wasmtime
-#     and node:wasi, the probe under Node, and Chromium (demo page, probe, worker)
+#     and node:wasi, the probe under Node, the JS halves (src/*.js) on their
+#     own, and Chromium (demo page, probe, worker)
 #   a bounded fuzzing run (cargo-fuzz, 20 s per target)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -27,13 +27,17 @@ export function readAdapter(adapter) {
   }
   const limits = {};
   const supported = read(adapter, 'limits');
-  if (supported !== null && typeof supported === 'object') {
-    for (const owner of [supported, Object.getPrototypeOf(supported)]) {
-      for (const name of owner ? Object.getOwnPropertyNames(owner) : []) {
-        const value = read(supported, name);
-        if (Number.isSafeInteger(value) && value >= 0) limits[name] = value;
+  try {
+    if (supported !== null && typeof supported === 'object') {
+      for (const owner of [supported, Object.getPrototypeOf(supported)]) {
+        for (const name of owner ? Object.getOwnPropertyNames(owner) : []) {
+          const value = read(supported, name);
+          if (Number.isSafeInteger(value) && value >= 0) limits[name] = value;
+        }
       }
     }
+  } catch {
+    // Limits that cannot be listed are not offered.
   }
   return JSON.stringify({
     info: {
@@ -52,13 +56,14 @@ export function readAdapter(adapter) {
 export function delay(ms) {
   let timer;
   const promise = new Promise((resolve) => {
-    timer = setTimeout(resolve, ms);
+    // Pages and workers have setTimeout; without it there is no time limit.
+    if (typeof setTimeout === 'function') timer = setTimeout(resolve, ms);
   });
   return [promise, timer];
 }
 
 export function cancelDelay(timer) {
-  clearTimeout(timer);
+  if (timer !== undefined) clearTimeout(timer);
 }
 
 /** Milliseconds from the page's (or worker's) time origin. */

@@ -1,0 +1,121 @@
+// The JavaScript halves of the binding layer, on their own: src/boundary.js
+// (a JS value to JSON text, refusing what JSON cannot carry) and
+// src/probe_web.js (what the probe reads off a GPUAdapter). The package suites
+// and the Chromium suite run them through the module; these pin down the edge
+// cases a real adapter or input rarely shows.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './common.mjs';
+
+const boundary = await import(pathToFileURL(join(ROOT, 'src', 'boundary.js')));
+const probe = await import(pathToFileURL(join(ROOT, 'src', 'probe_web.js')));
+
+describe('boundary.js: jsonText', () => {
+  test('plain values are JSON.stringify', () => {
+    const value = { a: [1, 'two', true, null], b: { c: 1.5 } };
+    assert.equal(boundary.jsonText(value), JSON.stringify(value));
+    assert.equal(boundary.takeUnrepresentable(), null);
+  });
+
+  test('functions, symbols, BigInts and non-finite numbers become null, the first is remembered once', () => {
+    const text = boundary.jsonText({ f() {}, s: Symbol('x'), n: 10n, i: Infinity, items: [NaN, () => 1] });
+    assert.equal(text, '{"f":null,"s":null,"n":null,"i":null,"items":[null,null]}');
+    assert.equal(boundary.takeUnrepresentable(), 'a function');
+    assert.equal(boundary.takeUnrepresentable(), null);
+    boundary.jsonText({ later: -Infinity });
+    assert.equal(boundary.takeUnrepresentable(), 'a non-finite number');
+  });
+
+  test('each call starts afresh', () => {
+    boundary.jsonText({ n: 1n });
+    boundary.jsonText({ fine: 1 });
+    assert.equal(boundary.takeUnrepresentable(), null);
+  });
+
+  test('toJSON is honoured; undefined has no text; a cycle throws', () => {
+    assert.equal(boundary.jsonText({ when: { toJSON: () => 'now' } }), '{"when":"now"}');
+    assert.equal(boundary.jsonText(undefined), undefined);
+    const cycle = {};
+    cycle.self = cycle;
+    assert.throws(() => boundary.jsonText(cycle), TypeError);
+  });
+});
+
+class FakeLimits {
+  get maxBindGroups() { return 4; }
+  get maxBufferSize() { return 268435456; }
+  get minUniformBufferOffsetAlignment() { return 256; }
+  get fractional() { return 1.5; }
+  get negative() { return -1; }
+  get unsafe() { return 2 ** 60; }
+  get text() { return '8'; }
+  get throws() { throw new Error('no'); }
+}
+
+const fakeAdapter = (overrides = {}) => ({
+  info: { vendor: 'acme', architecture: 'rocket', device: '', description: 'a test adapter', isFallbackAdapter: true },
+  features: new Set(['shader-f16', 'timestamp-query']),
+  limits: new FakeLimits(),
+  ...overrides,
+});
+
+describe('probe_web.js: readAdapter', () => {
+  test('reads info, features and the prototype getters of limits, in WebGPU spelling', () => {
+    assert.deepEqual(JSON.parse(probe.readAdapter(fakeAdapter())), {
+      info: { vendor: 'acme', architecture: 'rocket', device: '', description: 'a test adapter' },
+      isFallbackAdapter: true,
+      features: ['shader-f16', 'timestamp-query'],
+      limits: { maxBindGroups: 4, maxBufferSize: 268435456, minUniformBufferOffsetAlignment: 256 },
+    });
+  });
+
+  test('keeps only non-negative safe integers as limits, and own properties too', () => {
+    const limits = Object.assign(new FakeLimits(), { ownLimit: 7 });
+    const read = JSON.parse(probe.readAdapter(fakeAdapter({ limits })));
+    assert.deepEqual(Object.keys(read.limits).sort(), ['maxBindGroups', 'maxBufferSize', 'minUniformBufferOffsetAlignment', 'ownLimit']);
+  });
+
+  test('isFallbackAdapter: info first, then the adapter (older browsers), else false', () => {
+    const info = { vendor: 'v', architecture: 'a', device: 'd', description: 'x' };
+    assert.equal(JSON.parse(probe.readAdapter(fakeAdapter({ info, isFallbackAdapter: true }))).isFallbackAdapter, true);
+    assert.equal(JSON.parse(probe.readAdapter(fakeAdapter({ info }))).isFallbackAdapter, false);
+  });
+
+  test('missing, odd or throwing parts read as empty, never as an exception', () => {
+    const hostile = {
+      get info() { throw new Error('info'); },
+      features: { [Symbol.iterator]() { throw new Error('features'); } },
+      limits: new Proxy({}, { ownKeys() { throw new Error('limits'); } }),
+    };
+    assert.deepEqual(JSON.parse(probe.readAdapter(hostile)), {
+      info: { vendor: '', architecture: '', device: '', description: '' },
+      isFallbackAdapter: false,
+      features: [],
+      limits: {},
+    });
+    const odd = fakeAdapter({ info: { vendor: 42 }, features: ['ok', 7, null], limits: null });
+    const read = JSON.parse(probe.readAdapter(odd));
+    assert.equal(read.info.vendor, '');
+    assert.deepEqual(read.features, ['ok']);
+    assert.deepEqual(read.limits, {});
+  });
+});
+
+describe('probe_web.js: delay and now', () => {
+  test('delay resolves after the time; cancelDelay clears a pending one', async () => {
+    const [promise, timer] = probe.delay(1);
+    await promise;
+    probe.cancelDelay(timer);
+    const [, pending] = probe.delay(60_000);
+    // Cleared: a pending 60 s timer would otherwise keep this test process alive.
+    probe.cancelDelay(pending);
+  });
+
+  test('now() is a millisecond clock', () => {
+    const a = probe.now();
+    assert.equal(typeof a, 'number');
+    assert.ok(probe.now() >= a);
+  });
+});
