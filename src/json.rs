@@ -11,16 +11,28 @@ use crate::strict::{self, Json};
 /// Parses `text` as a `T`, rejecting unknown fields, wrong types, missing
 /// required fields, duplicate fields, bad spellings and trailing text.
 pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T> {
+    // Only the typed read is generic; parsing and error conversion are
+    // compiled once, not once per `T`.
+    strict::deserialize(parse_document(text)?).map_err(into_error)
+}
+
+/// Reads `text` into a `Json` document (no trailing text allowed).
+#[inline(never)]
+fn parse_document(text: &str) -> Result<Json> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let document = Json::deserialize(&mut deserializer)
+    Json::deserialize(&mut deserializer)
         .and_then(|document| deserializer.end().map(|()| document))
-        .map_err(|error| Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {error}")))?;
-    strict::deserialize(document).map_err(|error| Error {
+        .map_err(|error| Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {error}")))
+}
+
+#[inline(never)]
+fn into_error(error: strict::Error) -> Error {
+    Error {
         code: error.code,
         path: error.path.unwrap_or_default(),
         message: error.message,
         expected: error.expected,
-    })
+    }
 }
 
 /// Compact JSON (one line, no trailing newline).
