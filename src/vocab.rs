@@ -19,11 +19,20 @@ macro_rules! spelled_enum {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
         $vis enum $name {
-            $( $(#[$vmeta])* #[serde(rename = $spelling)] $variant, )+
+            // Read by the schema and TypeScript derives only: serde itself
+            // goes through the spelling table (below).
+            $(
+                $(#[$vmeta])*
+                #[cfg_attr(
+                    any(feature = "schema", all(target_arch = "wasm32", target_os = "unknown")),
+                    serde(rename = $spelling)
+                )]
+                $variant,
+            )+
         }
 
         impl $name {
@@ -41,10 +50,8 @@ macro_rules! spelled_enum {
 
             /// Parses a canonical spelling or an accepted alias (case-sensitive).
             pub fn from_spelling(text: &str) -> Option<Self> {
-                match text {
-                    $($spelling $(| $alias)* => Some(Self::$variant),)+
-                    _ => None,
-                }
+                const ALIASES: &[(&str, usize)] = &[$($(($alias, $name::$variant as usize),)*)+];
+                $crate::vocab::find_spelling(Self::SPELLINGS, ALIASES, text).map(|index| Self::ALL[index])
             }
 
             /// Position in the SPEC's order (dense, from 0).
@@ -67,44 +74,53 @@ macro_rules! spelled_enum {
             }
         }
 
+        /// The canonical spelling, as a JSON string.
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                deserializer.deserialize_str($crate::vocab::SpellingVisitor::<Self>::new(
-                    Self::TYPE_NAME,
-                    Self::SPELLINGS,
-                    Self::from_spelling,
-                ))
+                let visitor = $crate::vocab::SpellingVisitor {
+                    type_name: Self::TYPE_NAME,
+                    spellings: Self::SPELLINGS,
+                    parse: |text| Self::from_spelling(text).map(Self::index),
+                };
+                deserializer.deserialize_str(visitor).map(|index| Self::ALL[index])
             }
         }
     };
 }
 
-/// Visitor shared by every spelled enum: a string in the table, or serde's
+/// The position of `text` among `spellings`, or of the variant it is an
+/// alias of. One function for every vocabulary (a `match` per vocabulary
+/// compares the same way, in more code).
+#[inline(never)]
+pub(crate) fn find_spelling(spellings: &[&str], aliases: &[(&str, usize)], text: &str) -> Option<usize> {
+    spellings.iter().position(|spelling| *spelling == text).or_else(|| {
+        aliases.iter().find(|(alias, _)| *alias == text).map(|&(_, index)| index)
+    })
+}
+
+/// Visitor shared by every spelled enum: a string in the table (read as its
+/// position, so that one visitor type serves every vocabulary), or serde's
 /// standard `unknown variant` error listing the canonical spellings.
-pub(crate) struct SpellingVisitor<T> {
-    type_name: &'static str,
-    spellings: &'static [&'static str],
-    parse: fn(&str) -> Option<T>,
+pub(crate) struct SpellingVisitor {
+    pub(crate) type_name: &'static str,
+    pub(crate) spellings: &'static [&'static str],
+    pub(crate) parse: fn(&str) -> Option<usize>,
 }
 
-impl<T> SpellingVisitor<T> {
-    pub(crate) fn new(
-        type_name: &'static str,
-        spellings: &'static [&'static str],
-        parse: fn(&str) -> Option<T>,
-    ) -> Self {
-        Self { type_name, spellings, parse }
-    }
-}
-
-impl<T> Visitor<'_> for SpellingVisitor<T> {
-    type Value = T;
+impl Visitor<'_> for SpellingVisitor {
+    type Value = usize;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "a {} spelling", self.type_name)
     }
 
-    fn visit_str<E: de::Error>(self, text: &str) -> Result<T, E> {
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<usize, E> {
         (self.parse)(text).ok_or_else(|| E::unknown_variant(text, self.spellings))
     }
 }
