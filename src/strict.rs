@@ -462,15 +462,25 @@ impl Items {
     fn new(items: Vec<Json>, path: String) -> Self {
         Self { items: items.into_iter(), path, index: 0 }
     }
+
+    /// The next item, located at its index (out of line: the copy of
+    /// `next_element_seed` made for every element type is only the call).
+    #[inline(never)]
+    fn next_item(&mut self) -> Option<StrictValue<'_>> {
+        let json = self.items.next()?;
+        let index = self.index;
+        self.index += 1;
+        Some(StrictValue { json, at: Where { parent: &self.path, segment: Segment::Index(index) } })
+    }
 }
 
 impl<'de> SeqAccess<'de> for Items {
     type Error = Error;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
-        let Some(json) = self.items.next() else { return Ok(None) };
-        let at = Where { parent: &self.path, segment: Segment::Index(self.index) };
-        self.index += 1;
-        seed.deserialize(StrictValue { json, at }).map(Some)
+        match self.next_item() {
+            Some(item) => seed.deserialize(item).map(Some),
+            None => Ok(None),
+        }
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.items.len())
@@ -480,8 +490,10 @@ impl<'de> SeqAccess<'de> for Items {
 struct Fields {
     fields: std::vec::IntoIter<(String, Json)>,
     path: String,
-    /// The current key and value, between `next_key_seed` and `next_value_seed`.
-    value: Option<(String, Json)>,
+    /// The current key (kept until the next one: its value's path borrows
+    /// it) and, between `next_key_seed` and `next_value_seed`, its value.
+    key: String,
+    value: Option<Json>,
     /// Position of the current key, and of the first key that repeats an earlier one.
     index: usize,
     first_repeated: Option<usize>,
@@ -490,39 +502,43 @@ struct Fields {
 impl Fields {
     fn new(fields: Vec<(String, Json)>, path: String) -> Self {
         let first_repeated = first_repeated(&fields);
-        Self { fields: fields.into_iter(), path, value: None, index: 0, first_repeated }
+        Self { fields: fields.into_iter(), path, key: String::new(), value: None, index: 0, first_repeated }
     }
 }
 
 // The non-generic steps of `MapAccess` live in these `#[inline(never)]`
 // methods: the derived `visit_map` of every struct inlines the generic ones.
 impl Fields {
-    /// Moves the next entry into `self.value`; `None` at the end.
+    /// Moves the next entry into `self.key` and `self.value`; `None` at the end.
     #[inline(never)]
     fn advance(&mut self) -> Option<&str> {
-        self.value = self.fields.next();
-        self.value.as_ref().map(|(key, _)| key.as_str())
+        let Some((key, value)) = self.fields.next() else {
+            self.value = None;
+            return None;
+        };
+        self.key = key;
+        self.value = Some(value);
+        Some(&self.key)
     }
 
     /// Locates an error of the current key (an unknown field) at the key.
     #[inline(never)]
     fn locate_key(&self, error: Error) -> Error {
-        let key = self.value.as_ref().map_or("", |(key, _)| key.as_str());
-        error.at(&join_path(&self.path, key))
+        error.at(&join_path(&self.path, &self.key))
     }
 
-    /// Takes the current value, or the error of a repeated key.
+    /// Takes the current value, located at its key, or the error of a repeated key.
     #[inline(never)]
-    fn take_value(&mut self) -> Result<(String, Json), Error> {
-        let (key, json) = self.value.take().unwrap_or((String::new(), Json::Null));
+    fn take_value(&mut self) -> Result<StrictValue<'_>, Error> {
+        let json = self.value.take().unwrap_or(Json::Null);
         let index = self.index;
         self.index += 1;
+        let at = Where { parent: &self.path, segment: Segment::Key(&self.key) };
         if self.first_repeated == Some(index) {
-            let at = Where { parent: &self.path, segment: Segment::Key(&key) };
             let message = "the key appears twice in this object".to_string();
             return Err(Error::new(ErrorCode::DuplicateField, message).at(&at.render()));
         }
-        Ok((key, json))
+        Ok(StrictValue { json, at })
     }
 }
 
@@ -538,8 +554,7 @@ impl<'de> MapAccess<'de> for Fields {
         }
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        let (key, json) = self.take_value()?;
-        seed.deserialize(StrictValue { json, at: Where { parent: &self.path, segment: Segment::Key(&key) } })
+        seed.deserialize(self.take_value()?)
     }
 }
 
