@@ -12,7 +12,7 @@ use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, IntoDeserializer, MapAccess, SeqAccess,
     Unexpected, VariantAccess, Visitor,
 };
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::error::{ErrorCode, join_path};
@@ -274,8 +274,10 @@ fn first_repeated(fields: &[(String, Json)]) -> Option<usize> {
     if fields.len() <= 16 {
         return (1..fields.len()).find(|&i| fields[..i].iter().any(|(k, _)| *k == fields[i].0));
     }
-    let mut seen = BTreeSet::new();
-    fields.iter().position(|(key, _)| !seen.insert(key.as_str()))
+    // The type of the WebGPU limits, not a set of `&str`: its one
+    // `BTreeMap<String, u64>` instance serves both (some 4 KB less wasm).
+    let mut seen: BTreeMap<String, u64> = BTreeMap::new();
+    fields.iter().position(|(key, _)| seen.insert(key.clone(), 0).is_some())
 }
 
 /// Deserializes typed values from a `Json`, structs only from objects; every
