@@ -27,6 +27,7 @@ fn parse_document(text: &str) -> Result<Json> {
 
 #[inline(never)]
 fn into_error(error: strict::Error) -> Error {
+    let error = error.into_failure();
     Error {
         code: error.code,
         path: error.path.unwrap_or_default(),

@@ -20,8 +20,15 @@ use crate::error::{ErrorCode, join_path};
 /// A structured deserialization failure: serde's error constructors are
 /// overridden so that the code, the field and the valid spellings arrive as
 /// data, never parsed back out of a message.
+///
+/// Boxed: every `Result` that the generic code moves around, per visitor
+/// type, is then one pointer wide on its error side.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
+pub struct Error(Box<Failure>);
+
+/// What an `Error` says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
     pub code: ErrorCode,
     /// Where, once known: set by the innermost value that sees the error.
     pub path: Option<String>,
@@ -32,9 +39,27 @@ pub struct Error {
     pub expected: Vec<String>,
 }
 
+impl std::ops::Deref for Error {
+    type Target = Failure;
+    fn deref(&self) -> &Failure {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Error {
+    fn deref_mut(&mut self) -> &mut Failure {
+        &mut self.0
+    }
+}
+
 impl Error {
     fn new(code: ErrorCode, message: String) -> Self {
-        Self { code, path: None, field: None, message, expected: Vec::new() }
+        Self(Box::new(Failure { code, path: None, field: None, message, expected: Vec::new() }))
+    }
+
+    /// The failure, unboxed.
+    pub fn into_failure(self) -> Failure {
+        *self.0
     }
 
     /// Locates the error at `path` unless a deeper value already did.
@@ -48,6 +73,11 @@ impl Error {
 
     fn expecting(mut self, expected: &[&str]) -> Self {
         self.expected = expected.iter().map(|s| s.to_string()).collect();
+        self
+    }
+
+    fn with_field(mut self, field: &str) -> Self {
+        self.field = Some(field.to_string());
         self
     }
 }
@@ -88,7 +118,7 @@ impl de::Error for Error {
         .expecting(expected)
     }
     fn missing_field(field: &'static str) -> Self {
-        Self { field: Some(field.to_string()), ..Self::new(ErrorCode::MissingField, format!("missing field {field:?}")) }
+        Self::new(ErrorCode::MissingField, format!("missing field {field:?}")).with_field(field)
     }
     fn duplicate_field(field: &'static str) -> Self {
         Self::duplicate(field)
@@ -115,10 +145,7 @@ fn describe(unexpected: Unexpected<'_>) -> String {
 
 impl Error {
     fn duplicate(field: &str) -> Self {
-        Self {
-            field: Some(field.to_string()),
-            ..Self::new(ErrorCode::DuplicateField, format!("duplicate field {field:?}"))
-        }
+        Self::new(ErrorCode::DuplicateField, format!("duplicate field {field:?}")).with_field(field)
     }
 }
 
