@@ -48,10 +48,12 @@ macro_rules! spelled_enum {
                 match self { $(Self::$variant => $spelling,)+ }
             }
 
+            /// The accepted aliases, with the position of what each spells.
+            const ALIASES: &'static [(&'static str, usize)] = &[$($(($alias, Self::$variant as usize),)*)+];
+
             /// Parses a canonical spelling or an accepted alias (case-sensitive).
             pub fn from_spelling(text: &str) -> Option<Self> {
-                const ALIASES: &[(&str, usize)] = &[$($(($alias, $name::$variant as usize),)*)+];
-                $crate::vocab::find_spelling(Self::SPELLINGS, ALIASES, text).map(|index| Self::ALL[index])
+                $crate::vocab::find_spelling(Self::SPELLINGS, Self::ALIASES, text).map(|index| Self::ALL[index])
             }
 
             /// Position in the SPEC's order (dense, from 0).
@@ -86,7 +88,7 @@ macro_rules! spelled_enum {
                 let visitor = $crate::vocab::SpellingVisitor {
                     type_name: Self::TYPE_NAME,
                     spellings: Self::SPELLINGS,
-                    parse: |text| Self::from_spelling(text).map(Self::index),
+                    aliases: Self::ALIASES,
                 };
                 deserializer.deserialize_str(visitor).map(|index| Self::ALL[index])
             }
@@ -110,7 +112,7 @@ pub(crate) fn find_spelling(spellings: &[&str], aliases: &[(&str, usize)], text:
 pub(crate) struct SpellingVisitor {
     pub(crate) type_name: &'static str,
     pub(crate) spellings: &'static [&'static str],
-    pub(crate) parse: fn(&str) -> Option<usize>,
+    pub(crate) aliases: &'static [(&'static str, usize)],
 }
 
 impl Visitor<'_> for SpellingVisitor {
@@ -121,7 +123,7 @@ impl Visitor<'_> for SpellingVisitor {
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<usize, E> {
-        (self.parse)(text).ok_or_else(|| E::unknown_variant(text, self.spellings))
+        find_spelling(self.spellings, self.aliases, text).ok_or_else(|| E::unknown_variant(text, self.spellings))
     }
 }
 
