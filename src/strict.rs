@@ -364,6 +364,27 @@ impl<'a> StrictValue<'a> {
         }
     }
 
+    #[inline(never)]
+    fn into_number(self, expected: &dyn de::Expected) -> Result<serde_json::Number, Error> {
+        match self.json {
+            Json::Number(number) => Ok(number),
+            json => Err(StrictValue { json, ..self }.wrong_type(expected)),
+        }
+    }
+
+    /// Reads a number for a number's visitor: its copy then holds no array
+    /// or object reading, which `deserialize_any` would give it.
+    fn deserialize_number<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let at = self.at;
+        let number = self.into_number(&visitor)?;
+        match (number.as_u64(), number.as_i64()) {
+            (Some(u), _) => visitor.visit_u64(u),
+            (_, Some(i)) => visitor.visit_i64(i),
+            _ => visitor.visit_f64(number.as_f64().unwrap_or_default()),
+        }
+        .map_err(|e| at.locate(e))
+    }
+
     /// An optional field is either absent or a value: `null` is a wrong type,
     /// not a way to say "absent".
     #[inline(never)]
@@ -391,6 +412,15 @@ impl<'a> StrictValue<'a> {
             json => Err(StrictValue { json, ..self }.wrong_type(expected)),
         }
     }
+}
+
+/// `deserialize_i8`, ... `deserialize_f64`: each by `deserialize_number`.
+macro_rules! deserialize_numbers {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            self.deserialize_number(visitor)
+        }
+    )*};
 }
 
 impl<'de> Deserializer<'de> for StrictValue<'_> {
@@ -475,9 +505,14 @@ impl<'de> Deserializer<'de> for StrictValue<'_> {
         visitor.visit_enum(variant).map_err(|e| at.locate(e))
     }
 
+    deserialize_numbers! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+        deserialize_f32 deserialize_f64
+    }
+
     serde::forward_to_deserialize_any! {
-        i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char
-        bytes byte_buf unit unit_struct tuple tuple_struct identifier ignored_any
+        i128 u128 char bytes byte_buf unit unit_struct tuple tuple_struct identifier ignored_any
     }
 }
 
