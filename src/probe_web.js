@@ -12,19 +12,23 @@ const read = (object, key) => {
 const text = (value) => (typeof value === 'string' ? value : '');
 
 /** `{ info, isFallbackAdapter, features, limits }` of a GPUAdapter, as JSON
- *  text. Features are every string the set yields; limits are every own or
- *  prototype property of `adapter.limits` (GPUSupportedLimits exposes them as
- *  prototype getters) whose value is a non-negative safe integer. */
+ *  text. Features are every string the set yields, sorted, once each; limits
+ *  are every own or prototype property of `adapter.limits`
+ *  (GPUSupportedLimits exposes them as prototype getters) whose value is a
+ *  non-negative safe integer. */
 export function readAdapter(adapter) {
   const info = read(adapter, 'info');
   const fallback = [read(info, 'isFallbackAdapter'), read(adapter, 'isFallbackAdapter')]
     .find((value) => typeof value === 'boolean');
-  const features = [];
+  const names = new Set();
   try {
-    for (const name of read(adapter, 'features') ?? []) if (typeof name === 'string') features.push(name);
+    for (const name of read(adapter, 'features') ?? []) if (typeof name === 'string') names.add(name);
   } catch {
     // An unreadable set offers no features.
   }
+  // Sorted here, not in Rust (the sort would cost the module some 3 KB):
+  // WebGPU's feature names are ASCII, where UTF-16 order is byte order.
+  const features = [...names].sort();
   const limits = {};
   const supported = read(adapter, 'limits');
   try {

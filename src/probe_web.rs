@@ -197,12 +197,9 @@ fn is_browser_context() -> bool {
 }
 
 /// Reads info, features and limits off a `GPUAdapter`, in WebGPU spelling
-/// (features sorted, without repeats).
+/// (features sorted, without repeats, by the reader).
 fn adapter_report(adapter: &JsValue) -> Result<AdapterReport, String> {
-    let mut report: AdapterReport = from_json(&read_adapter(adapter)).map_err(|error| error.one_line())?;
-    report.features.sort_unstable();
-    report.features.dedup();
-    Ok(report)
+    from_json(&read_adapter(adapter)).map_err(|error| error.one_line())
 }
 
 /// Probes WebGPU once. Never fails for unavailability: the outcome is a reason.

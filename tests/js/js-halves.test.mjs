@@ -71,6 +71,11 @@ describe('probe_web.js: readAdapter', () => {
     });
   });
 
+  test('features come sorted, each once', () => {
+    const read = JSON.parse(probe.readAdapter(fakeAdapter({ features: ['texture-compression-bc', 'depth-clip-control', 'shader-f16', 'depth-clip-control'] })));
+    assert.deepEqual(read.features, ['depth-clip-control', 'shader-f16', 'texture-compression-bc']);
+  });
+
   test('keeps only non-negative safe integers as limits, and own properties too', () => {
     const limits = Object.assign(new FakeLimits(), { ownLimit: 7 });
     const read = JSON.parse(probe.readAdapter(fakeAdapter({ limits })));
