@@ -101,8 +101,14 @@ macro_rules! spelled_enum {
 /// compares the same way, in more code).
 #[inline(never)]
 pub(crate) fn find_spelling(spellings: &[&str], aliases: &[(&str, usize)], text: &str) -> Option<usize> {
-    spellings.iter().position(|spelling| *spelling == text).or_else(|| {
-        aliases.iter().find(|(alias, _)| *alias == text).map(|&(_, index)| index)
+    // Length and first byte first: most candidates differ there, which
+    // spares them a `memcmp` call (a few per cent of a large plan in wasm).
+    let first = text.as_bytes().first();
+    let same = |candidate: &str| {
+        candidate.len() == text.len() && candidate.as_bytes().first() == first && candidate == text
+    };
+    spellings.iter().position(|spelling| same(spelling)).or_else(|| {
+        aliases.iter().find(|(alias, _)| same(alias)).map(|&(_, index)| index)
     })
 }
 

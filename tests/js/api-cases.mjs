@@ -417,6 +417,23 @@ export function defineApiSuite(label, getApi, { wasmExport }) {
         }
       });
 
+      test('non-ASCII text crosses the boundary intact (objects, text, planJson)', () => {
+        // The module copies strings in with TextEncoder.encodeInto: check
+        // multi-byte characters, a surrogate pair and a lone surrogate.
+        const spelling = 'lïnux-🐧';
+        const request = { ops: [], target: { os: spelling } };
+        for (const call of [() => api().plan(request), () => api().plan(JSON.stringify(request)), () => api().planJson(JSON.stringify(request))]) {
+          const e = throwsCode(call, 'unknown-variant', 'target.os', spelling);
+          assert.ok(e.message.includes(`"${spelling}"`), e.message);
+        }
+        const withLoneSurrogate = '{"ops":[],"target":{"os":"a' + String.fromCharCode(0xd800) + 'b"}}';
+        const lone = throwsCode(() => api().planJson(withLoneSurrogate), 'unknown-variant', 'target.os', 'lone surrogate');
+        assert.ok(lone.message.includes('"a\uFFFDb"'), `a lone surrogate arrives as U+FFFD: ${lone.message}`);
+        const long = 'é'.repeat(100_000);
+        const big = throwsCode(() => api().planJson(JSON.stringify({ ops: [], target: { os: long } })), 'unknown-variant', 'target.os', 'long text');
+        assert.ok(big.message.includes(long), 'a 200 KB multi-byte spelling comes back whole');
+      });
+
       test('plan(object) reports structural errors with their paths', () => {
         const e = throwsCode(() => api().plan({ ops: [], opz: [] }), 'unknown-field', 'opz');
         assert.deepEqual(e.expected, ['ops', 'config', 'configs', 'target', 'availability', 'capsules', 'mode', 'explain']);
