@@ -18,7 +18,7 @@ pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T> {
 
 /// Reads `text` into a `Json` document (no trailing text allowed).
 #[inline(never)]
-fn parse_document(text: &str) -> Result<Json> {
+fn parse_document(text: &str) -> Result<Json<'_>> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     Json::deserialize(&mut deserializer)
         .and_then(|document| deserializer.end().map(|()| document))

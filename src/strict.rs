@@ -6,12 +6,17 @@
 //! key is kept), then the typed value is read from it by `StrictValue`, which
 //! hands structs only to objects, reports repeated keys, and tracks the path
 //! of every value so that each error says where it is.
+//!
+//! The document borrows from the text: a key or string without escapes is a
+//! slice of it, so keys are never allocated and a string value is copied
+//! once, when a typed field takes it as a `String`.
 
 use serde::de::value::StrDeserializer;
 use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, IntoDeserializer, MapAccess, SeqAccess,
     Unexpected, VariantAccess, Visitor,
 };
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -149,18 +154,19 @@ impl Error {
     }
 }
 
-/// A parsed JSON value with objects kept in document order.
+/// A parsed JSON value with objects kept in document order; its strings and
+/// keys borrow from the text `'de` where they have no escapes.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json {
+pub enum Json<'de> {
     Null,
     Bool(bool),
     Number(serde_json::Number),
-    String(String),
-    Array(Vec<Json>),
-    Object(Vec<(String, Json)>),
+    String(Cow<'de, str>),
+    Array(Vec<Json<'de>>),
+    Object(Vec<(Cow<'de, str>, Json<'de>)>),
 }
 
-impl<'de> de::Deserialize<'de> for Json {
+impl<'de> de::Deserialize<'de> for Json<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_any(JsonVisitor)
     }
@@ -169,55 +175,83 @@ impl<'de> de::Deserialize<'de> for Json {
 struct JsonVisitor;
 
 impl<'de> Visitor<'de> for JsonVisitor {
-    type Value = Json;
+    type Value = Json<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_unit<E>(self) -> Result<Json, E> {
+    fn visit_unit<E>(self) -> Result<Json<'de>, E> {
         Ok(Json::Null)
     }
-    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+    fn visit_bool<E>(self, v: bool) -> Result<Json<'de>, E> {
         Ok(Json::Bool(v))
     }
-    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+    fn visit_u64<E>(self, v: u64) -> Result<Json<'de>, E> {
         Ok(Json::Number(v.into()))
     }
-    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+    fn visit_i64<E>(self, v: i64) -> Result<Json<'de>, E> {
         Ok(Json::Number(v.into()))
     }
-    fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
+    fn visit_f64<E>(self, v: f64) -> Result<Json<'de>, E> {
         // serde_json's parser refuses a number beyond f64's range itself
         // (`number out of range`), so `v` is finite and `from_f64` succeeds.
         // Not an error here: any serde_json error constructor links its
         // message parsing (some 4 KB of string searching) for this case.
         Ok(serde_json::Number::from_f64(v).map_or(Json::Null, Json::Number))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
-        Ok(Json::String(v.to_string()))
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Json<'de>, E> {
+        Ok(Json::String(Cow::Borrowed(v)))
     }
-    fn visit_string<E>(self, v: String) -> Result<Json, E> {
-        Ok(Json::String(v))
+    fn visit_str<E>(self, v: &str) -> Result<Json<'de>, E> {
+        Ok(Json::String(Cow::Owned(v.to_string())))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+    fn visit_string<E>(self, v: String) -> Result<Json<'de>, E> {
+        Ok(Json::String(Cow::Owned(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
         let mut items = Vec::new();
         while let Some(item) = seq.next_element()? {
             items.push(item);
         }
         Ok(Json::Array(items))
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
         // Repeated keys are kept: `StrictValue` reports them with their path.
         let mut fields = Vec::new();
-        while let Some(key) = map.next_key::<String>()? {
+        while let Some(key) = map.next_key_seed(KeySeed)? {
             fields.push((key, map.next_value()?));
         }
         Ok(Json::Object(fields))
     }
 }
 
+/// Reads an object key, borrowed from the text where it has no escapes
+/// (serde's own `Cow<str>` always copies).
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+}
+
 /// Writes the document back, objects in document order.
-impl serde::Serialize for Json {
+impl serde::Serialize for Json<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{SerializeMap, SerializeSeq};
         match self {
@@ -243,7 +277,7 @@ impl serde::Serialize for Json {
     }
 }
 
-impl Json {
+impl Json<'_> {
     fn unexpected(&self) -> Unexpected<'_> {
         match self {
             Json::Null => Unexpected::Unit,
@@ -297,25 +331,25 @@ impl Where<'_> {
 }
 
 /// The index of the first key, in document order, that repeats an earlier one.
-fn first_repeated(fields: &[(String, Json)]) -> Option<usize> {
+fn first_repeated(fields: &[(Cow<'_, str>, Json<'_>)]) -> Option<usize> {
     if fields.len() <= 16 {
         return (1..fields.len()).find(|&i| fields[..i].iter().any(|(k, _)| *k == fields[i].0));
     }
     // The type of the WebGPU limits, not a set of `&str`: its one
     // `BTreeMap<String, u64>` instance serves both (some 4 KB less wasm).
     let mut seen: BTreeMap<String, u64> = BTreeMap::new();
-    fields.iter().position(|(key, _)| seen.insert(key.clone(), 0).is_some())
+    fields.iter().position(|(key, _)| seen.insert(key.to_string(), 0).is_some())
 }
 
 /// Deserializes typed values from a `Json`, structs only from objects; every
 /// error it lets through carries the path of the value that caused it.
-pub struct StrictValue<'a> {
-    json: Json,
+pub struct StrictValue<'a, 'de> {
+    json: Json<'de>,
     at: Where<'a>,
 }
 
 /// Reads a `T` from a document; the error, if any, is located.
-pub fn deserialize<T: de::DeserializeOwned>(json: Json) -> Result<T, Error> {
+pub fn deserialize<T: de::DeserializeOwned>(json: Json<'_>) -> Result<T, Error> {
     T::deserialize(StrictValue { json, at: Where::ROOT }).map_err(|e| e.at(""))
 }
 
@@ -325,7 +359,7 @@ pub fn deserialize<T: de::DeserializeOwned>(json: Json) -> Result<T, Error> {
 // the visitor call; `deserialize_any` (numbers, and whatever a visitor leaves
 // open) is the one that dispatches on every kind. A value of another kind is
 // the `invalid_type` error that the visitor's default methods would give.
-impl<'a> StrictValue<'a> {
+impl<'a, 'de> StrictValue<'a, 'de> {
     /// The error for a value of a kind `expected` does not take, located here.
     #[inline(never)]
     fn wrong_type(self, expected: &dyn de::Expected) -> Error {
@@ -333,7 +367,7 @@ impl<'a> StrictValue<'a> {
     }
 
     #[inline(never)]
-    fn into_fields(self, expected: &dyn de::Expected) -> Result<Fields, Error> {
+    fn into_fields(self, expected: &dyn de::Expected) -> Result<Fields<'de>, Error> {
         match self.json {
             Json::Object(fields) => Ok(Fields::new(fields, self.at.render())),
             json => Err(StrictValue { json, ..self }.wrong_type(expected)),
@@ -341,7 +375,7 @@ impl<'a> StrictValue<'a> {
     }
 
     #[inline(never)]
-    fn into_items(self, expected: &dyn de::Expected) -> Result<Items, Error> {
+    fn into_items(self, expected: &dyn de::Expected) -> Result<Items<'de>, Error> {
         match self.json {
             Json::Array(items) => Ok(Items::new(items, self.at.render())),
             json => Err(StrictValue { json, ..self }.wrong_type(expected)),
@@ -349,7 +383,7 @@ impl<'a> StrictValue<'a> {
     }
 
     #[inline(never)]
-    fn into_string(self, expected: &dyn de::Expected) -> Result<String, Error> {
+    fn into_string(self, expected: &dyn de::Expected) -> Result<Cow<'de, str>, Error> {
         match self.json {
             Json::String(text) => Ok(text),
             json => Err(StrictValue { json, ..self }.wrong_type(expected)),
@@ -374,7 +408,7 @@ impl<'a> StrictValue<'a> {
 
     /// Reads a number for a number's visitor: its copy then holds no array
     /// or object reading, which `deserialize_any` would give it.
-    fn deserialize_number<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_number<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let at = self.at;
         let number = self.into_number(&visitor)?;
         match (number.as_u64(), number.as_i64()) {
@@ -402,7 +436,7 @@ impl<'a> StrictValue<'a> {
     /// A plain string names a unit variant; an object with one key, a variant
     /// with a value.
     #[inline(never)]
-    fn into_variant(self, expected: &dyn de::Expected) -> Result<Variant, Error> {
+    fn into_variant(self, expected: &dyn de::Expected) -> Result<Variant<'de>, Error> {
         match self.json {
             Json::String(variant) => Ok(Variant { variant, value: None, path: self.at.render() }),
             Json::Object(mut fields) if fields.len() == 1 => {
@@ -423,7 +457,7 @@ macro_rules! deserialize_numbers {
     )*};
 }
 
-impl<'de> Deserializer<'de> for StrictValue<'_> {
+impl<'de> Deserializer<'de> for StrictValue<'_, 'de> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -436,7 +470,7 @@ impl<'de> Deserializer<'de> for StrictValue<'_> {
                 (_, Some(i)) => visitor.visit_i64(i),
                 _ => visitor.visit_f64(n.as_f64().unwrap_or_default()),
             },
-            Json::String(s) => visitor.visit_string(s),
+            Json::String(s) => visitor.visit_str(&s),
             Json::Array(items) => visitor.visit_seq(Items::new(items, at.render())),
             Json::Object(fields) => visitor.visit_map(Fields::new(fields, at.render())),
         };
@@ -485,7 +519,7 @@ impl<'de> Deserializer<'de> for StrictValue<'_> {
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let at = self.at;
         let text = self.into_string(&visitor)?;
-        visitor.visit_string(text).map_err(|e| at.locate(e))
+        visitor.visit_string(text.into_owned()).map_err(|e| at.locate(e))
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -516,21 +550,21 @@ impl<'de> Deserializer<'de> for StrictValue<'_> {
     }
 }
 
-struct Items {
-    items: std::vec::IntoIter<Json>,
+struct Items<'de> {
+    items: std::vec::IntoIter<Json<'de>>,
     path: String,
     index: usize,
 }
 
-impl Items {
-    fn new(items: Vec<Json>, path: String) -> Self {
+impl<'de> Items<'de> {
+    fn new(items: Vec<Json<'de>>, path: String) -> Self {
         Self { items: items.into_iter(), path, index: 0 }
     }
 
     /// The next item, located at its index (out of line: the copy of
     /// `next_element_seed` made for every element type is only the call).
     #[inline(never)]
-    fn next_item(&mut self) -> Option<StrictValue<'_>> {
+    fn next_item(&mut self) -> Option<StrictValue<'_, 'de>> {
         let json = self.items.next()?;
         let index = self.index;
         self.index += 1;
@@ -538,7 +572,7 @@ impl Items {
     }
 }
 
-impl<'de> SeqAccess<'de> for Items {
+impl<'de> SeqAccess<'de> for Items<'de> {
     type Error = Error;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
         match self.next_item() {
@@ -551,28 +585,28 @@ impl<'de> SeqAccess<'de> for Items {
     }
 }
 
-struct Fields {
-    fields: std::vec::IntoIter<(String, Json)>,
+struct Fields<'de> {
+    fields: std::vec::IntoIter<(Cow<'de, str>, Json<'de>)>,
     path: String,
     /// The current key (kept until the next one: its value's path borrows
     /// it) and, between `next_key_seed` and `next_value_seed`, its value.
-    key: String,
-    value: Option<Json>,
+    key: Cow<'de, str>,
+    value: Option<Json<'de>>,
     /// Position of the current key, and of the first key that repeats an earlier one.
     index: usize,
     first_repeated: Option<usize>,
 }
 
-impl Fields {
-    fn new(fields: Vec<(String, Json)>, path: String) -> Self {
+impl<'de> Fields<'de> {
+    fn new(fields: Vec<(Cow<'de, str>, Json<'de>)>, path: String) -> Self {
         let first_repeated = first_repeated(&fields);
-        Self { fields: fields.into_iter(), path, key: String::new(), value: None, index: 0, first_repeated }
+        Self { fields: fields.into_iter(), path, key: Cow::Borrowed(""), value: None, index: 0, first_repeated }
     }
 }
 
 // The non-generic steps of `MapAccess` live in these `#[inline(never)]`
 // methods: the derived `visit_map` of every struct inlines the generic ones.
-impl Fields {
+impl<'de> Fields<'de> {
     /// Moves the next entry into `self.key` and `self.value`; `None` at the end.
     #[inline(never)]
     fn advance(&mut self) -> Option<&str> {
@@ -593,7 +627,7 @@ impl Fields {
 
     /// Takes the current value, located at its key, or the error of a repeated key.
     #[inline(never)]
-    fn take_value(&mut self) -> Result<StrictValue<'_>, Error> {
+    fn take_value(&mut self) -> Result<StrictValue<'_, 'de>, Error> {
         let json = self.value.take().unwrap_or(Json::Null);
         let index = self.index;
         self.index += 1;
@@ -606,7 +640,7 @@ impl Fields {
     }
 }
 
-impl<'de> MapAccess<'de> for Fields {
+impl<'de> MapAccess<'de> for Fields<'de> {
     type Error = Error;
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
         let Some(key) = self.advance() else { return Ok(None) };
@@ -622,31 +656,31 @@ impl<'de> MapAccess<'de> for Fields {
     }
 }
 
-struct Variant {
-    variant: String,
-    value: Option<Json>,
+struct Variant<'de> {
+    variant: Cow<'de, str>,
+    value: Option<Json<'de>>,
     path: String,
 }
 
-impl<'de> EnumAccess<'de> for Variant {
+impl<'de> EnumAccess<'de> for Variant<'de> {
     type Error = Error;
-    type Variant = VariantValue;
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, VariantValue), Error> {
-        let name: StrDeserializer<'_, Error> = self.variant.as_str().into_deserializer();
+    type Variant = VariantValue<'de>;
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, VariantValue<'de>), Error> {
+        let name: StrDeserializer<'_, Error> = self.variant.as_ref().into_deserializer();
         let variant = seed.deserialize(name)?;
         let path = join_path(&self.path, &self.variant);
         Ok((variant, VariantValue { name: self.variant, value: self.value, path }))
     }
 }
 
-struct VariantValue {
-    name: String,
-    value: Option<Json>,
+struct VariantValue<'de> {
+    name: Cow<'de, str>,
+    value: Option<Json<'de>>,
     /// The path of the variant's value (`config.backend.prefer`).
     path: String,
 }
 
-impl<'de> VariantAccess<'de> for VariantValue {
+impl<'de> VariantAccess<'de> for VariantValue<'de> {
     type Error = Error;
     fn unit_variant(self) -> Result<(), Error> {
         match self.value {
