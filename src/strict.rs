@@ -294,12 +294,12 @@ impl Json<'_> {
     }
 }
 
-/// Where a value stands: its container's rendered path and its own key or
-/// index. Only containers (and errors) render a path, so reading leaves
-/// allocates nothing for paths.
+/// Where a value stands: its container's place and its own key or index, a
+/// chain up to the root through the readers on the stack. Only an error
+/// renders it as a path, so reading allocates nothing for paths.
 #[derive(Clone, Copy)]
 struct Where<'a> {
-    parent: &'a str,
+    parent: Option<&'a Where<'a>>,
     segment: Segment<'a>,
 }
 
@@ -311,7 +311,7 @@ enum Segment<'a> {
 }
 
 impl Where<'_> {
-    const ROOT: Where<'static> = Where { parent: "", segment: Segment::Root };
+    const ROOT: Where<'static> = Where { parent: None, segment: Segment::Root };
 
     /// Locates `error` here (kept out of line: every visitor type would
     /// otherwise get its own copy).
@@ -322,10 +322,11 @@ impl Where<'_> {
 
     #[inline(never)]
     fn render(&self) -> String {
+        let parent = self.parent.map(Where::render).unwrap_or_default();
         match self.segment {
-            Segment::Root => self.parent.to_string(),
-            Segment::Key(key) => join_path(self.parent, key),
-            Segment::Index(index) => format!("{}[{index}]", self.parent),
+            Segment::Root => parent,
+            Segment::Key(key) => join_path(&parent, key),
+            Segment::Index(index) => format!("{parent}[{index}]"),
         }
     }
 }
@@ -367,17 +368,17 @@ impl<'a, 'de> StrictValue<'a, 'de> {
     }
 
     #[inline(never)]
-    fn into_fields(self, expected: &dyn de::Expected) -> Result<Fields<'de>, Error> {
+    fn into_fields(self, expected: &dyn de::Expected) -> Result<Fields<'a, 'de>, Error> {
         match self.json {
-            Json::Object(fields) => Ok(Fields::new(fields, self.at.render())),
+            Json::Object(fields) => Ok(Fields::new(fields, self.at)),
             json => Err(StrictValue { json, ..self }.wrong_type(expected)),
         }
     }
 
     #[inline(never)]
-    fn into_items(self, expected: &dyn de::Expected) -> Result<Items<'de>, Error> {
+    fn into_items(self, expected: &dyn de::Expected) -> Result<Items<'a, 'de>, Error> {
         match self.json {
-            Json::Array(items) => Ok(Items::new(items, self.at.render())),
+            Json::Array(items) => Ok(Items::new(items, self.at)),
             json => Err(StrictValue { json, ..self }.wrong_type(expected)),
         }
     }
@@ -436,12 +437,12 @@ impl<'a, 'de> StrictValue<'a, 'de> {
     /// A plain string names a unit variant; an object with one key, a variant
     /// with a value.
     #[inline(never)]
-    fn into_variant(self, expected: &dyn de::Expected) -> Result<Variant<'de>, Error> {
+    fn into_variant(self, expected: &dyn de::Expected) -> Result<Variant<'a, 'de>, Error> {
         match self.json {
-            Json::String(variant) => Ok(Variant { variant, value: None, path: self.at.render() }),
+            Json::String(variant) => Ok(Variant { variant, value: None, at: self.at }),
             Json::Object(mut fields) if fields.len() == 1 => {
                 let (variant, value) = fields.remove(0);
-                Ok(Variant { variant, value: Some(value), path: self.at.render() })
+                Ok(Variant { variant, value: Some(value), at: self.at })
             }
             json => Err(StrictValue { json, ..self }.wrong_type(expected)),
         }
@@ -471,8 +472,8 @@ impl<'de> Deserializer<'de> for StrictValue<'_, 'de> {
                 _ => visitor.visit_f64(n.as_f64().unwrap_or_default()),
             },
             Json::String(s) => visitor.visit_str(&s),
-            Json::Array(items) => visitor.visit_seq(Items::new(items, at.render())),
-            Json::Object(fields) => visitor.visit_map(Fields::new(fields, at.render())),
+            Json::Array(items) => visitor.visit_seq(Items::new(items, at)),
+            Json::Object(fields) => visitor.visit_map(Fields::new(fields, at)),
         };
         result.map_err(|e| at.locate(e))
     }
@@ -550,15 +551,15 @@ impl<'de> Deserializer<'de> for StrictValue<'_, 'de> {
     }
 }
 
-struct Items<'de> {
+struct Items<'a, 'de> {
     items: std::vec::IntoIter<Json<'de>>,
-    path: String,
+    at: Where<'a>,
     index: usize,
 }
 
-impl<'de> Items<'de> {
-    fn new(items: Vec<Json<'de>>, path: String) -> Self {
-        Self { items: items.into_iter(), path, index: 0 }
+impl<'a, 'de> Items<'a, 'de> {
+    fn new(items: Vec<Json<'de>>, at: Where<'a>) -> Self {
+        Self { items: items.into_iter(), at, index: 0 }
     }
 
     /// The next item, located at its index (out of line: the copy of
@@ -568,11 +569,11 @@ impl<'de> Items<'de> {
         let json = self.items.next()?;
         let index = self.index;
         self.index += 1;
-        Some(StrictValue { json, at: Where { parent: &self.path, segment: Segment::Index(index) } })
+        Some(StrictValue { json, at: Where { parent: Some(&self.at), segment: Segment::Index(index) } })
     }
 }
 
-impl<'de> SeqAccess<'de> for Items<'de> {
+impl<'de> SeqAccess<'de> for Items<'_, 'de> {
     type Error = Error;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
         match self.next_item() {
@@ -585,9 +586,9 @@ impl<'de> SeqAccess<'de> for Items<'de> {
     }
 }
 
-struct Fields<'de> {
+struct Fields<'a, 'de> {
     fields: std::vec::IntoIter<(Cow<'de, str>, Json<'de>)>,
-    path: String,
+    at: Where<'a>,
     /// The current key (kept until the next one: its value's path borrows
     /// it) and, between `next_key_seed` and `next_value_seed`, its value.
     key: Cow<'de, str>,
@@ -597,16 +598,16 @@ struct Fields<'de> {
     first_repeated: Option<usize>,
 }
 
-impl<'de> Fields<'de> {
-    fn new(fields: Vec<(Cow<'de, str>, Json<'de>)>, path: String) -> Self {
+impl<'a, 'de> Fields<'a, 'de> {
+    fn new(fields: Vec<(Cow<'de, str>, Json<'de>)>, at: Where<'a>) -> Self {
         let first_repeated = first_repeated(&fields);
-        Self { fields: fields.into_iter(), path, key: Cow::Borrowed(""), value: None, index: 0, first_repeated }
+        Self { fields: fields.into_iter(), at, key: Cow::Borrowed(""), value: None, index: 0, first_repeated }
     }
 }
 
 // The non-generic steps of `MapAccess` live in these `#[inline(never)]`
 // methods: the derived `visit_map` of every struct inlines the generic ones.
-impl<'de> Fields<'de> {
+impl<'de> Fields<'_, 'de> {
     /// Moves the next entry into `self.key` and `self.value`; `None` at the end.
     #[inline(never)]
     fn advance(&mut self) -> Option<&str> {
@@ -622,7 +623,12 @@ impl<'de> Fields<'de> {
     /// Locates an error of the current key (an unknown field) at the key.
     #[inline(never)]
     fn locate_key(&self, error: Error) -> Error {
-        error.at(&join_path(&self.path, &self.key))
+        self.key_at().locate(error)
+    }
+
+    /// The place of the current key and its value.
+    fn key_at(&self) -> Where<'_> {
+        Where { parent: Some(&self.at), segment: Segment::Key(&self.key) }
     }
 
     /// Takes the current value, located at its key, or the error of a repeated key.
@@ -631,7 +637,7 @@ impl<'de> Fields<'de> {
         let json = self.value.take().unwrap_or(Json::Null);
         let index = self.index;
         self.index += 1;
-        let at = Where { parent: &self.path, segment: Segment::Key(&self.key) };
+        let at = self.key_at();
         if self.first_repeated == Some(index) {
             let message = "the key appears twice in this object".to_string();
             return Err(Error::new(ErrorCode::DuplicateField, message).at(&at.render()));
@@ -640,7 +646,7 @@ impl<'de> Fields<'de> {
     }
 }
 
-impl<'de> MapAccess<'de> for Fields<'de> {
+impl<'de> MapAccess<'de> for Fields<'_, 'de> {
     type Error = Error;
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
         let Some(key) = self.advance() else { return Ok(None) };
@@ -656,33 +662,35 @@ impl<'de> MapAccess<'de> for Fields<'de> {
     }
 }
 
-struct Variant<'de> {
+struct Variant<'a, 'de> {
     variant: Cow<'de, str>,
     value: Option<Json<'de>>,
-    path: String,
+    /// The place of the enum's value (`config.backend`).
+    at: Where<'a>,
 }
 
-impl<'de> EnumAccess<'de> for Variant<'de> {
+impl<'a, 'de> EnumAccess<'de> for Variant<'a, 'de> {
     type Error = Error;
-    type Variant = VariantValue<'de>;
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, VariantValue<'de>), Error> {
+    type Variant = VariantValue<'a, 'de>;
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, VariantValue<'a, 'de>), Error> {
         let name: StrDeserializer<'_, Error> = self.variant.as_ref().into_deserializer();
         let variant = seed.deserialize(name)?;
-        let path = join_path(&self.path, &self.variant);
-        Ok((variant, VariantValue { name: self.variant, value: self.value, path }))
+        Ok((variant, VariantValue { name: self.variant, value: self.value, enum_at: self.at }))
     }
 }
 
-struct VariantValue<'de> {
+struct VariantValue<'a, 'de> {
     name: Cow<'de, str>,
     value: Option<Json<'de>>,
-    /// The path of the variant's value (`config.backend.prefer`).
-    path: String,
+    /// The place of the enum's value; the variant's value stands at the
+    /// variant's name in it (`config.backend.prefer`).
+    enum_at: Where<'a>,
 }
 
-impl<'de> VariantAccess<'de> for VariantValue<'de> {
+impl<'de> VariantAccess<'de> for VariantValue<'_, 'de> {
     type Error = Error;
     fn unit_variant(self) -> Result<(), Error> {
+        let at = Where { parent: Some(&self.enum_at), segment: Segment::Key(&self.name) };
         match self.value {
             None => Ok(()),
             Some(value) => Err(de::Error::invalid_type(
@@ -690,16 +698,17 @@ impl<'de> VariantAccess<'de> for VariantValue<'de> {
                 &format!("the plain string \"{}\"", self.name).as_str(),
             )),
         }
-        .map_err(|e: Error| e.at(&self.path))
+        .map_err(|e: Error| e.at(&at.render()))
     }
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
+        let at = Where { parent: Some(&self.enum_at), segment: Segment::Key(&self.name) };
         match self.value {
-            Some(json) => seed.deserialize(StrictValue { json, at: Where { parent: &self.path, segment: Segment::Root } }),
+            Some(json) => seed.deserialize(StrictValue { json, at }),
             None => Err(<Error as de::Error>::invalid_type(
                 Unexpected::Str(&self.name),
                 &format!("an object with a value, such as {{\"{}\": ...}}", self.name).as_str(),
             )
-            .at(&self.path)),
+            .at(&at.render())),
         }
     }
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
