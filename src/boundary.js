@@ -41,8 +41,8 @@ export function takeUnrepresentable() {
 
 const encoder = new TextEncoder();
 
-/** Writes `text` as UTF-8 into `into` (a view of the module's memory, at least
- *  3 bytes per UTF-16 unit) and returns the number of bytes written. */
+/** Writes as much of `text` as fits, as UTF-8, into `into` (a view of the
+ *  module's memory) and returns the number of bytes written. */
 export function encodeInto(text, into) {
   return encoder.encodeInto(text, into).written;
 }

@@ -82,17 +82,26 @@ extern "C" {
 /// `planJson`. `TextEncoder.encodeInto` writes it in one native call.
 pub(crate) fn string_from_js(value: &JsValue) -> Option<String> {
     let text: &JsString = value.dyn_ref()?;
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    let Some(capacity) = (text.length() as usize).checked_mul(3) else { return value.as_string() };
-    let mut bytes = Vec::<u8>::with_capacity(capacity);
-    // SAFETY: the view covers the vector's spare capacity, and no code of the
-    // module runs (nothing can allocate or grow the memory) while JavaScript
-    // writes through it.
-    let view = unsafe { Uint8Array::view_mut_raw(bytes.as_mut_ptr(), capacity) };
-    let written = (encode_into(text, &view) as usize).min(capacity);
-    // SAFETY: encodeInto initialised the first `written` bytes.
-    unsafe { bytes.set_len(written) };
-    String::from_utf8(bytes).ok()
+    let units = text.length() as usize;
+    // Room for ASCII (a byte per UTF-16 unit) first; when that runs out, the
+    // worst case (3 bytes per unit), as wasm-bindgen's glue would grow to.
+    let worst = units.checked_mul(3).and_then(|bytes| bytes.checked_add(4));
+    for capacity in [units.checked_add(4), worst].into_iter().flatten() {
+        let mut bytes = Vec::<u8>::with_capacity(capacity);
+        // SAFETY: the view covers the vector's spare capacity, and no code of
+        // the module runs (nothing can allocate or grow the memory) while
+        // JavaScript writes through it.
+        let view = unsafe { Uint8Array::view_mut_raw(bytes.as_mut_ptr(), capacity) };
+        let written = (encode_into(text, &view) as usize).min(capacity);
+        // encodeInto stops early only when the next character (at most
+        // 4 bytes) does not fit: with 4 bytes to spare, it wrote everything.
+        if capacity - written >= 4 {
+            // SAFETY: encodeInto initialised the first `written` bytes.
+            unsafe { bytes.set_len(written) };
+            return String::from_utf8(bytes).ok();
+        }
+    }
+    value.as_string()
 }
 
 /// A JS value as JSON text; `None` for `undefined` (and `null`, when `absent_ok`).

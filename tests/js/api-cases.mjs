@@ -429,6 +429,12 @@ export function defineApiSuite(label, getApi, { wasmExport }) {
         const withLoneSurrogate = '{"ops":[],"target":{"os":"a' + String.fromCharCode(0xd800) + 'b"}}';
         const lone = throwsCode(() => api().planJson(withLoneSurrogate), 'unknown-variant', 'target.os', 'lone surrogate');
         assert.ok(lone.message.includes('"a\uFFFDb"'), `a lone surrogate arrives as U+FFFD: ${lone.message}`);
+        for (let k = 0; k < 8; k++) {
+          // Around the first attempt's room (a byte per UTF-16 unit, plus 4).
+          const spelling = `os-${'é'.repeat(k)}${'🐧'.repeat(k % 3)}`;
+          const e = throwsCode(() => api().planJson(JSON.stringify({ ops: [], target: { os: spelling } })), 'unknown-variant', 'target.os', spelling);
+          assert.ok(e.message.includes(`"${spelling}"`), e.message);
+        }
         const long = 'é'.repeat(100_000);
         const big = throwsCode(() => api().planJson(JSON.stringify({ ops: [], target: { os: long } })), 'unknown-variant', 'target.os', 'long text');
         assert.ok(big.message.includes(long), 'a 200 KB multi-byte spelling comes back whole');
