@@ -71,17 +71,17 @@ for (const n of [100, 1000, 10000]) {
   const text = JSON.stringify(planRequest(n));
   const file = join(scratch, `req${n}.json`);
   writeFileSync(file, text);
-  // Warm-up until V8 has tiered the hot functions up from its baseline
-  // compiler (at least 5 plans and 300 ms): the rows compare steady states.
-  for (let i = 0, t = performance.now(); i < 5 || performance.now() - t < 300; i++) pkg.planJson(text);
-  // Native, Node and WASI take turns, a few plans each per round, so that a
-  // slow spell of this shared machine falls on all three alike.
-  const rounds = 5, perRound = n >= 10000 ? 2 : 6;
+  // Native, Node and WASI take turns, a fresh process each and a few plans
+  // per round, so that a slow spell of this shared machine, or a slower
+  // core, falls on all three alike. Each helper warms up before it times
+  // (Node until V8 has tiered the module's hot functions up).
+  const rounds = 6, perRound = n >= 10000 ? 2 : 6;
+  const helper = (command, args) => JSON.parse(spawnSync(command, [...args, String(perRound)], { input: text }).stdout).timesUs;
   const native = [], node = [], wasi = [];
   for (let r = 0; r < rounds; r++) {
-    native.push(...JSON.parse(spawnSync(at('target/release/examples/plan_bench'), [String(perRound)], { input: text }).stdout).timesUs);
-    node.push(...timed(() => pkg.planJson(text), perRound).map((ms) => ms * 1000));
-    wasi.push(...JSON.parse(spawnSync('wasmtime', ['run', at('target/wasm32-wasip1/release/examples/plan_bench.wasm'), String(perRound)], { input: text }).stdout).timesUs);
+    native.push(...helper(at('target/release/examples/plan_bench'), []));
+    node.push(...helper(process.execPath, [at('bench/plan-node.mjs')]));
+    wasi.push(...helper('wasmtime', ['run', at('target/wasm32-wasip1/release/examples/plan_bench.wasm')]));
   }
   const [nativeMedian, nodeMedian, wasiMedian] = [median(native), median(node), median(wasi)];
   row('planner', `${n} capsules: wasm in Node (µs/plan)`, fmt(nodeMedian), spread(node), `native ${fmt(nativeMedian)}`, (nodeMedian / nativeMedian).toFixed(2), n === 1000 ? '≤ 2.00' : '');
