@@ -11,8 +11,9 @@
 // `probe()` makes one adapter request (through wgpu, which decides; the probe
 // awaits the same promise), reads the info, the features and every limit off
 // the adapter, and returns a report. The raw figure is one request and nothing
-// read. The floor is one request plus that reading done in plain JavaScript,
-// down to one JSON text: what any probe that reports those fields pays.
+// read. The floor is one request plus that reading by the probe's own JS
+// reader (src/probe_web.js), down to one JSON text: what any probe that
+// reports those fields pays.
 // Timer: performance.now() in a cross-origin-isolated page (COOP/COEP), where
 // Chromium coarsens it to 5 µs rather than 100 µs.
 import { ROOT } from '../tests/js/common.mjs';
@@ -52,19 +53,9 @@ try {
       };
       const probeOnce = () => m.probe({ timeoutMs: 10_000 });
       const rawOnce = () => navigator.gpu.requestAdapter();
-      const floorOnce = async () => {
-        const adapter = await navigator.gpu.requestAdapter();
-        const { info, limits } = adapter;
-        const read = {};
-        for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(limits))) {
-          const value = limits[name];
-          if (Number.isSafeInteger(value)) read[name] = value;
-        }
-        return JSON.stringify({
-          info: { vendor: info.vendor, architecture: info.architecture, device: info.device, description: info.description },
-          isFallbackAdapter: info.isFallbackAdapter, features: [...adapter.features].sort(), limits: read,
-        });
-      };
+      // The probe's own JS reader (src/probe_web.js), without the module.
+      const { readAdapter } = await import('/src/probe_web.js');
+      const floorOnce = async () => readAdapter(await navigator.gpu.requestAdapter());
       // Warm-up: the first request starts the GPU process's adapter enumeration.
       const [warmProbe, warmReport] = await timed(probeOnce);
       const [warmRaw] = await timed(rawOnce);

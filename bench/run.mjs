@@ -7,16 +7,14 @@
 // release/examples/{plan_bench,hello}.wasm, dist/backend-targets.wasm, pkg/,
 // wasmtime on PATH, Chromium at /usr/bin/chromium and playwright-core.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { gzipSync, brotliCompressSync, constants as zlib } from 'node:zlib';
-import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { planRequest } from './catalog.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const at = (p) => join(ROOT, p);
-const scratch = mkdtempSync(join(tmpdir(), 'bt-bench-'));
 const rows = [];
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
@@ -69,8 +67,6 @@ const pkg = await import(at('pkg/node.js'));
 const perCapsule = [];
 for (const n of [100, 1000, 10000]) {
   const text = JSON.stringify(planRequest(n));
-  const file = join(scratch, `req${n}.json`);
-  writeFileSync(file, text);
   // Native, Node and WASI take turns, a fresh process each and a few plans
   // per round, so that a slow spell of this shared machine, or a slower
   // core, falls on all three alike. Each helper warms up before it times

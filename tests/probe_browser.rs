@@ -95,13 +95,17 @@ fn assert_unavailable(report: &JsValue, reason: &str, timeout_ms: f64) {
     assert_eq!(number(report, "timeoutMs"), timeout_ms);
 }
 
+/// Probes with `navigator.gpu.requestAdapter` swapped for `shim`, restored
+/// afterwards.
+async fn probe_with(shim: &Function, options: &str) -> JsValue {
+    let _swap = SwappedRequestAdapter::install(shim);
+    run_probe(options).await
+}
+
 #[wasm_bindgen_test]
 async fn a_request_adapter_that_never_answers_gives_timeout() {
     let never = Function::new_no_args("return new Promise(() => {});");
-    let report = {
-        let _swap = SwappedRequestAdapter::install(&never);
-        run_probe(r#"{"timeoutMs": 200}"#).await
-    };
+    let report = probe_with(&never, r#"{"timeoutMs": 200}"#).await;
     assert_unavailable(&report, "timeout", 200.0);
     assert_eq!(string(&report, "message"), "no answer from requestAdapter() within 200 ms");
     let elapsed = number(&report, "elapsedMs");
@@ -118,29 +122,20 @@ async fn a_request_adapter_that_fails_gives_adapter_request_failed() {
     // internal failure (a WebIDL operation returning a promise never throws).
     let rejects =
         Function::new_no_args("return Promise.reject(new Error('simulated GPU process crash'));");
-    let report = {
-        let _swap = SwappedRequestAdapter::install(&rejects);
-        run_probe("{}").await
-    };
+    let report = probe_with(&rejects, "{}").await;
     assert_unavailable(&report, "adapter-request-failed", 2000.0);
     assert_eq!(string(&report, "message"), "requestAdapter() failed: simulated GPU process crash");
 
     // A non-Error rejection value still gives a message.
     let rejects_string = Function::new_no_args("return Promise.reject('out of memory');");
-    let report = {
-        let _swap = SwappedRequestAdapter::install(&rejects_string);
-        run_probe("{}").await
-    };
+    let report = probe_with(&rejects_string, "{}").await;
     assert_unavailable(&report, "adapter-request-failed", 2000.0);
     assert_eq!(string(&report, "message"), "requestAdapter() failed: out of memory");
 
     // A shim that throws synchronously: answered before wgpu is involved
     // (wgpu's own call is not guarded and would escape the probe).
     let throws = Function::new_no_args("throw new TypeError('shimmed away');");
-    let report = {
-        let _swap = SwappedRequestAdapter::install(&throws);
-        run_probe(r#"{"timeoutMs": 500}"#).await
-    };
+    let report = probe_with(&throws, r#"{"timeoutMs": 500}"#).await;
     assert_unavailable(&report, "adapter-request-failed", 500.0);
     assert_eq!(string(&report, "message"), "requestAdapter() threw: shimmed away");
 
