@@ -1,6 +1,7 @@
 // The JavaScript half of the browser probe (src/probe_web.rs): reads what a
 // GPUAdapter offers, in WebGPU spelling, as JSON text for the core's strict
 // parser. One call instead of some eighty property reads across the boundary.
+// Also the capture of wgpu's `requestAdapter()` call, the timer and the clock.
 
 const read = (object, key) => {
   try {
@@ -10,6 +11,20 @@ const read = (object, key) => {
   }
 };
 const text = (value) => (typeof value === 'string' ? value : '');
+
+// The names a GPUSupportedLimits offers (own properties, then its prototype's
+// getters), listed once per prototype: listing a prototype's properties costs
+// more than reading them all. Only the list is kept, never a value.
+let namesOf = { proto: undefined, names: [] };
+function limitNames(supported) {
+  const proto = Object.getPrototypeOf(supported);
+  if (namesOf.proto !== proto) {
+    const names = proto ? Object.getOwnPropertyNames(proto) : [];
+    namesOf = { proto, names };
+  }
+  const own = Object.getOwnPropertyNames(supported);
+  return own.length === 0 ? namesOf.names : [...own, ...namesOf.names];
+}
 
 /** `{ info, isFallbackAdapter, features, limits }` of a GPUAdapter, as JSON
  *  text. Features are every string the set yields, sorted, once each; limits
@@ -33,11 +48,9 @@ export function readAdapter(adapter) {
   const supported = read(adapter, 'limits');
   try {
     if (supported !== null && typeof supported === 'object') {
-      for (const owner of [supported, Object.getPrototypeOf(supported)]) {
-        for (const name of owner ? Object.getOwnPropertyNames(owner) : []) {
-          const value = read(supported, name);
-          if (Number.isSafeInteger(value) && value >= 0) limits[name] = value;
-        }
+      for (const name of limitNames(supported)) {
+        const value = read(supported, name);
+        if (Number.isSafeInteger(value) && value >= 0) limits[name] = value;
       }
     }
   } catch {
@@ -54,6 +67,36 @@ export function readAdapter(adapter) {
     features,
     limits,
   });
+}
+
+/** Wraps `gpu.requestAdapter` so that the promise of the next call (or what
+ *  it threw, as a rejection) is kept; undo with `releaseRequest`. Throws when
+ *  there is no `requestAdapter` function to wrap. */
+export function captureRequest(gpu) {
+  const original = gpu.requestAdapter;
+  if (typeof original !== 'function') throw new TypeError('navigator.gpu.requestAdapter is not a function');
+  const capture = { original, own: Object.hasOwn(gpu, 'requestAdapter'), called: false, threw: false, answer: undefined };
+  gpu.requestAdapter = function requestAdapter(options) {
+    capture.called = true;
+    try {
+      capture.answer = Promise.resolve(original.call(gpu, options));
+    } catch (error) {
+      capture.threw = true;
+      capture.answer = error;
+      return Promise.reject(error);
+    }
+    return capture.answer;
+  };
+  return capture;
+}
+
+/** Puts `gpu.requestAdapter` back, then gives the captured call's promise,
+ *  throws what that call threw, or gives undefined when it was not called. */
+export function releaseRequest(gpu, capture) {
+  if (capture.own) gpu.requestAdapter = capture.original;
+  else delete gpu.requestAdapter;
+  if (capture.threw) throw capture.answer;
+  return capture.called ? capture.answer : undefined;
 }
 
 /** A promise resolved after `ms` milliseconds, and the timer to clear. */

@@ -10,16 +10,14 @@
 //! features and the limits in WebGPU spelling, from the same adapter, with a
 //! single request. Nothing is cached: every call probes afresh.
 //!
-//! The reading, the timer and the clock are in `probe_web.js`: one call each
-//! instead of a boundary crossing per property.
+//! The reading, the capture of the request, the timer and the clock are in
+//! `probe_web.js`: one call each instead of a boundary crossing per property.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::Poll;
 
-use js_sys::{Array, Function, Object, Promise, Reflect};
+use js_sys::{Array, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -51,6 +49,12 @@ extern "C" {
     /// `performance.now()`, or `Date.now()` where there is no `performance`.
     #[wasm_bindgen(js_name = now)]
     fn now_ms() -> f64;
+    /// Wraps `gpu.requestAdapter` to keep what its next call answers.
+    #[wasm_bindgen(js_name = captureRequest, catch)]
+    fn capture_request(gpu: &JsValue) -> Result<JsValue, JsValue>;
+    /// Unwraps it: the call's promise, `undefined` if none, or what it threw.
+    #[wasm_bindgen(js_name = releaseRequest, catch)]
+    fn release_request(gpu: &JsValue, capture: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 /// `fut`, or `None` once `ms` milliseconds have passed.
@@ -135,43 +139,28 @@ fn adapter_options(options: &ProbeOptions) -> wgpu::RequestAdapterOptions<'stati
 }
 
 /// The one `requestAdapter()` call of a probe, seen from our side: the
-/// promise wgpu's call returned, or what it threw.
-type Captured = Rc<RefCell<Option<Result<Promise, JsValue>>>>;
+/// promise it returned, or what it threw.
+type Captured = Option<Result<Promise, JsValue>>;
 
 /// Starts wgpu's adapter request, capturing the `requestAdapter()` promise it
-/// makes: `navigator.gpu.requestAdapter` is wrapped for the duration of that
-/// synchronous call only, then put back. One request serves both wgpu (which
-/// decides) and us (who read info, features and limits off the same adapter).
-/// A call that throws is turned into a rejection, so it cannot escape wgpu.
+/// makes: `navigator.gpu.requestAdapter` is wrapped (in `probe_web.js`) for
+/// the duration of that synchronous call only, then put back. One request
+/// serves both wgpu (which decides) and us (who read info, features and limits
+/// off the same adapter). A call that throws is turned into a rejection, so it
+/// cannot escape wgpu.
 fn start_wgpu_request(
     gpu: &JsValue,
     instance: &wgpu::Instance,
     options: &ProbeOptions,
 ) -> Result<(impl Future<Output = WgpuOutcome>, Captured), JsValue> {
-    let key = JsValue::from_str("requestAdapter");
-    let original: Function = Reflect::get(gpu, &key)?.dyn_into()?;
-    let own = Object::has_own(gpu.unchecked_ref::<Object>(), &key);
-    let captured: Captured = Rc::default();
-    let sink = Rc::clone(&captured);
-    let (target, real) = (gpu.clone(), original.clone());
-    let wrapper = Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |request: JsValue| {
-        let result = real.call1(&target, &request).map(|answer| Promise::resolve(&answer));
-        let promise = match &result {
-            Ok(promise) => promise.clone(),
-            Err(thrown) => Promise::reject(thrown),
-        };
-        *sink.borrow_mut() = Some(result);
-        JsValue::from(promise)
-    });
-    Reflect::set(gpu, &key, wrapper.as_ref())?;
+    let capture = capture_request(gpu)?;
     let request = instance.request_adapter(&adapter_options(options));
     // Put the method back before anything else can run.
-    if own {
-        Reflect::set(gpu, &key, &original)?;
-    } else {
-        Reflect::delete_property(gpu.unchecked_ref::<Object>(), &key)?;
-    }
-    drop(wrapper);
+    let captured = match release_request(gpu, &capture) {
+        Ok(answer) if answer.is_undefined() => None,
+        Ok(answer) => Some(Ok(answer.unchecked_into::<Promise>())),
+        Err(thrown) => Some(Err(thrown)),
+    };
     let verify = options.verify_device;
     let outcome = async move {
         let adapter = match request.await {
@@ -238,7 +227,7 @@ async fn probe_once(options: &ProbeOptions) -> ProbeReport {
             return unavailable(ProbeReason::AdapterRequestFailed, message, true);
         }
     };
-    let direct = match captured.borrow_mut().take() {
+    let direct = match captured {
         Some(Ok(promise)) => JsFuture::from(promise),
         Some(Err(thrown)) => {
             let message = format!("requestAdapter() threw: {}", error_text(&thrown));

@@ -82,6 +82,20 @@ describe('probe_web.js: readAdapter', () => {
     assert.deepEqual(Object.keys(read.limits).sort(), ['maxBindGroups', 'maxBufferSize', 'minUniformBufferOffsetAlignment', 'ownLimit']);
   });
 
+  test('each kind of limits object is read by its own names, and every value afresh', () => {
+    class OtherLimits { get maxBindGroups() { return 8; } get maxComputeInvocationsPerWorkgroup() { return 256; } }
+    let groups = 4;
+    class ChangingLimits extends FakeLimits { get maxBindGroups() { return groups; } }
+    const read = (limits) => JSON.parse(probe.readAdapter(fakeAdapter({ limits }))).limits;
+    assert.deepEqual(read(new FakeLimits()), { maxBindGroups: 4, maxBufferSize: 268435456, minUniformBufferOffsetAlignment: 256 });
+    assert.deepEqual(read(new OtherLimits()), { maxBindGroups: 8, maxComputeInvocationsPerWorkgroup: 256 });
+    assert.deepEqual(read({ plain: 3 }), { plain: 3 });
+    assert.deepEqual(read(new OtherLimits()), { maxBindGroups: 8, maxComputeInvocationsPerWorkgroup: 256 });
+    assert.deepEqual(read(new ChangingLimits()), { maxBindGroups: 4 });
+    groups = 6;
+    assert.deepEqual(read(new ChangingLimits()), { maxBindGroups: 6 });
+  });
+
   test('isFallbackAdapter: info first, then the adapter (older browsers), else false', () => {
     const info = { vendor: 'v', architecture: 'a', device: 'd', description: 'x' };
     assert.equal(JSON.parse(probe.readAdapter(fakeAdapter({ info, isFallbackAdapter: true }))).isFallbackAdapter, true);
