@@ -9,11 +9,13 @@ mkdir -p .tools/logs
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "rustup targets"
+step "rustup targets and the standard library's source"
 installed=$(rustup target list --installed)
 for t in wasm32-unknown-unknown wasm32-wasip1; do
   grep -qx "$t" <<<"$installed" || rustup target add "$t"
 done
+# The npm build recompiles std for size (scripts/build.sh).
+rustup component list --installed | grep -q '^rust-src' || rustup component add rust-src
 
 pids=(); names=()
 background() { # name, command...

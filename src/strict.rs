@@ -111,23 +111,32 @@ impl de::Error for Error {
     fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
         Self::new(
             ErrorCode::UnknownVariant,
-            format!("unknown spelling {variant:?}, expected one of: {}", expected.join(", ")),
+            format!("unknown spelling {}, expected one of: {}", quoted(variant), expected.join(", ")),
         )
         .expecting(expected)
     }
     fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
         Self::new(
             ErrorCode::UnknownField,
-            format!("unknown field {field:?}, expected one of: {}", expected.join(", ")),
+            format!("unknown field {}, expected one of: {}", quoted(field), expected.join(", ")),
         )
         .expecting(expected)
     }
     fn missing_field(field: &'static str) -> Self {
-        Self::new(ErrorCode::MissingField, format!("missing field {field:?}")).with_field(field)
+        Self::new(ErrorCode::MissingField, format!("missing field {}", quoted(field))).with_field(field)
     }
     fn duplicate_field(field: &'static str) -> Self {
         Self::duplicate(field)
     }
+}
+
+/// `text` as a JSON string, for messages that quote a value. The same in
+/// every build: the npm build compiles `Debug` formatting away
+/// (`-Zfmt-debug=none`, scripts/build.sh), and JSON's escaping needs none of
+/// the Unicode tables that `{:?}` would bring back.
+pub(crate) fn quoted(text: &str) -> String {
+    // Writing a `str` into a `Vec` cannot fail.
+    serde_json::to_string(text).unwrap_or_default()
 }
 
 /// `Unexpected`'s own wording, except that a float is not printed: that
@@ -139,7 +148,7 @@ fn describe(unexpected: Unexpected<'_>) -> String {
         Unexpected::Signed(n) => format!("integer `{n}`"),
         Unexpected::Float(_) => "a fractional number".to_string(),
         Unexpected::Char(c) => format!("character `{c}`"),
-        Unexpected::Str(s) => format!("string {s:?}"),
+        Unexpected::Str(s) => format!("string {}", quoted(s)),
         Unexpected::Unit => "null".to_string(),
         Unexpected::Seq => "an array".to_string(),
         Unexpected::Map => "an object".to_string(),
@@ -150,7 +159,7 @@ fn describe(unexpected: Unexpected<'_>) -> String {
 
 impl Error {
     fn duplicate(field: &str) -> Self {
-        Self::new(ErrorCode::DuplicateField, format!("duplicate field {field:?}")).with_field(field)
+        Self::new(ErrorCode::DuplicateField, format!("duplicate field {}", quoted(field))).with_field(field)
     }
 }
 
@@ -720,5 +729,28 @@ impl<'de> VariantAccess<'de> for VariantValue<'_, 'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         Err(de::Error::invalid_type(Unexpected::StructVariant, &visitor))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted;
+    use proptest::prelude::*;
+
+    #[test]
+    fn quoted_writes_json_strings() {
+        assert_eq!(quoted("cuda"), r#""cuda""#);
+        assert_eq!(quoted("it's \"x\"\\"), r#""it's \"x\"\\""#);
+        assert_eq!(quoted("tab\tline\n\u{1}"), r#""tab\tline\n\u0001""#);
+        assert_eq!(quoted("日本語 😀"), "\"日本語 😀\"");
+    }
+
+    proptest! {
+        #[test]
+        fn quoted_reads_back_as_the_same_text(text in any::<String>()) {
+            let quoted = quoted(&text);
+            prop_assert!(!quoted.chars().any(|c| c < ' '));
+            prop_assert_eq!(serde_json::from_str::<String>(&quoted).unwrap(), text);
+        }
     }
 }
