@@ -56,3 +56,9 @@ pub use vocab::{
     Accelerator, Architecture, BackendOp, BuildFeature, Device, OperatingSystem, Provider,
     TrustLevel, TrustPolicy, VJPMode,
 };
+
+// The browser build's allocator: talc is smaller than the default dlmalloc
+// and faster at the planner's many small allocations (BENCHMARKS.md).
+#[cfg(all(target_arch = "wasm32", target_os = "unknown", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
