@@ -4,8 +4,9 @@
 #   tests/js/browser.test.mjs   the demo page www/ and the WebGPU probe, driven by
 #                               playwright-core: SwiftShader kept, no-adapter,
 #                               insecure context, worker, CSP, plan-time gating
-#   tests/probe_browser.rs      wasm-bindgen-test in Chromium: the timeout and
-#                               adapter-request-failed outcomes, simulated
+#   tests/probe_browser.rs      wasm-bindgen-test in Chromium: the timeout,
+#                               adapter-request-failed and device-request-failed
+#                               outcomes, simulated
 # (tests/js/probe-node.test.mjs, the probe under Node, runs with `node --test tests/js/`.)
 set -euo pipefail
 cd "$(dirname "$0")/.."

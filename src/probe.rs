@@ -53,14 +53,16 @@ spelled_enum! {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
 pub struct ProbeOptions {
-    /// How long to wait for an adapter (and device), in milliseconds. Default 2000.
+    /// How long the whole probe may wait for an adapter (and a device), in
+    /// milliseconds. Default 2000.
     pub timeout_ms: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
     pub power_preference: Option<PowerPreference>,
     /// Ask for a fallback (software) adapter only. Default false.
     pub force_fallback_adapter: bool,
-    /// Also request a device; drop `webGpu` when that fails. Default false.
+    /// Also request a device from the adapter (WebGPU's default limits, no
+    /// features), then destroy it; drop `webGpu` when that fails. Default false.
     pub verify_device: bool,
 }
 

@@ -99,6 +99,14 @@ export function releaseRequest(gpu, capture) {
   return capture.called ? capture.answer : undefined;
 }
 
+/** Requests a device from `adapter` (WebGPU's default limits, no features)
+ *  and destroys it at once: resolves to undefined, or rejects with why the
+ *  adapter gives none. */
+export async function verifyDevice(adapter) {
+  const device = await adapter.requestDevice();
+  device.destroy();
+}
+
 /** A promise resolved after `ms` milliseconds, and the timer to clear. */
 export function delay(ms) {
   let timer;

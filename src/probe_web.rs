@@ -2,13 +2,14 @@
 //! adapter through wgpu's browser backend and fills a `ProbeReport`, then the
 //! JS exports `probe`, `resolve` and `detect`.
 //!
-//! wgpu decides whether the adapter (and, with `verifyDevice`, a device) is
-//! usable. wgpu answers a rejection and a `null` alike and, on the web, leaves
-//! `AdapterInfo` empty, so the probe also awaits the very promise wgpu's
-//! `requestAdapter()` call returned (captured for that one call): it tells
-//! `no-adapter` from `adapter-request-failed`, and gives `GPUAdapterInfo`, the
-//! features and the limits in WebGPU spelling, from the same adapter, with a
-//! single request. Nothing is cached: every call probes afresh.
+//! wgpu decides whether the adapter is usable. wgpu answers a rejection and a
+//! `null` alike and, on the web, leaves `AdapterInfo` empty, so the probe also
+//! awaits the very promise wgpu's `requestAdapter()` call returned (captured
+//! for that one call): it tells `no-adapter` from `adapter-request-failed`,
+//! and gives `GPUAdapterInfo`, the features and the limits in WebGPU spelling,
+//! from the same adapter, with a single request. With `verifyDevice`, that
+//! adapter is asked for a device (and the device destroyed). `timeoutMs`
+//! bounds the whole probe. Nothing is cached: every call probes afresh.
 //!
 //! The reading, the capture of the request, the timer and the clock are in
 //! `probe_web.js`: one call each instead of a boundary crossing per property.
@@ -49,6 +50,10 @@ extern "C" {
     /// `performance.now()`, or `Date.now()` where there is no `performance`.
     #[wasm_bindgen(js_name = now)]
     fn now_ms() -> f64;
+    /// Requests a device from the adapter and destroys it: resolves, or
+    /// rejects with why there is none.
+    #[wasm_bindgen(js_name = verifyDevice)]
+    fn verify_device(adapter: &JsValue) -> Promise;
     /// Wraps `gpu.requestAdapter` to keep what its next call answers.
     #[wasm_bindgen(js_name = captureRequest, catch)]
     fn capture_request(gpu: &JsValue) -> Result<JsValue, JsValue>;
@@ -110,11 +115,8 @@ fn error_text(error: &JsValue) -> String {
     message.as_string().or_else(|| error.as_string()).unwrap_or_else(|| "unknown error".to_string())
 }
 
-/// What wgpu made of the request.
-enum WgpuOutcome {
-    Adapter { device: Option<Result<(), String>> },
-    NoAdapter(String),
-}
+/// What wgpu made of the request: an adapter, or why there is none.
+type WgpuOutcome = Result<(), String>;
 
 thread_local! {
     /// wgpu's handle on `navigator.gpu`, made once per thread: creating it is
@@ -161,20 +163,10 @@ fn start_wgpu_request(
         Ok(answer) => Some(Ok(answer.unchecked_into::<Promise>())),
         Err(thrown) => Some(Err(thrown)),
     };
-    let verify = options.verify_device;
-    let outcome = async move {
-        let adapter = match request.await {
-            Ok(adapter) => adapter,
-            Err(error) => return WgpuOutcome::NoAdapter(error.to_string()),
-        };
-        let device = if verify {
-            let result = adapter.request_device(&wgpu::DeviceDescriptor::default()).await;
-            Some(result.map(|_| ()).map_err(|e| e.to_string()))
-        } else {
-            None
-        };
-        WgpuOutcome::Adapter { device }
-    };
+    // wgpu's adapter is dropped once it has answered: `verifyDevice` asks the
+    // same GPUAdapter for a device from the JS half (`probe_web.js`), which
+    // keeps wgpu's device machinery (some 4 KB gzipped) out of the module.
+    let outcome = async move { request.await.map(drop).map_err(|error| error.to_string()) };
     Ok((outcome, captured))
 }
 
@@ -203,6 +195,7 @@ pub async fn run_probe(options: &ProbeOptions) -> ProbeReport {
 
 async fn probe_once(options: &ProbeOptions) -> ProbeReport {
     let timeout = options.timeout_ms;
+    let deadline = now_ms() + f64::from(timeout);
     let unavailable = |reason, message: String, api| ProbeReport::unavailable(reason, message, api, timeout);
     let navigator = get(&js_sys::global(), "navigator");
     if absent(&navigator) {
@@ -243,7 +236,7 @@ async fn probe_once(options: &ProbeOptions) -> ProbeReport {
         let message = format!("no answer from requestAdapter() within {timeout} ms");
         return unavailable(ProbeReason::Timeout, message, true);
     };
-    let adapter = match direct {
+    let (adapter, handle) = match direct {
         Err(error) => {
             let message = format!("requestAdapter() failed: {}", error_text(&error));
             return unavailable(ProbeReason::AdapterRequestFailed, message, true);
@@ -253,19 +246,27 @@ async fn probe_once(options: &ProbeOptions) -> ProbeReport {
             return unavailable(ProbeReason::NoAdapter, message, true);
         }
         Ok(adapter) => match adapter_report(&adapter) {
-            Ok(report) => report,
+            Ok(report) => (report, adapter),
             Err(error) => {
                 let message = format!("the adapter could not be read: {error}");
                 return unavailable(ProbeReason::AdapterRequestFailed, message, true);
             }
         },
     };
-    let device = match through_wgpu {
-        WgpuOutcome::NoAdapter(error) => {
-            let message = format!("wgpu could not obtain the adapter: {error}");
-            return unavailable(ProbeReason::AdapterRequestFailed, message, true);
-        }
-        WgpuOutcome::Adapter { device } => device,
+    if let Err(error) = through_wgpu {
+        let message = format!("wgpu could not obtain the adapter: {error}");
+        return unavailable(ProbeReason::AdapterRequestFailed, message, true);
+    }
+    // `timeoutMs` bounds the whole probe: the device gets what is left of it.
+    let device = if options.verify_device {
+        let left = (deadline - now_ms()).max(0.0) as u32;
+        let Some(device) = within(left, JsFuture::from(verify_device(&handle))).await else {
+            let message = format!("no answer from requestDevice() within {timeout} ms");
+            return unavailable(ProbeReason::Timeout, message, true);
+        };
+        Some(device.map(drop).map_err(|error| error_text(&error)))
+    } else {
+        None
     };
     let name = [&adapter.info.vendor, &adapter.info.architecture]
         .iter()

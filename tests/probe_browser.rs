@@ -2,8 +2,10 @@
 //! simulated in a real headless Chromium by swapping `navigator.gpu
 //! .requestAdapter` for the length of one probe:
 //!
-//! * `timeout`: `requestAdapter()` never answers;
-//! * `adapter-request-failed`: `requestAdapter()` throws or rejects.
+//! * `timeout`: `requestAdapter()` never answers, or (with `verifyDevice`)
+//!   the adapter's `requestDevice()` never does;
+//! * `adapter-request-failed`: `requestAdapter()` throws or rejects;
+//! * `device-request-failed`: the adapter's `requestDevice()` rejects.
 //!
 //! Why only these: every other outcome is real browser behaviour that
 //! tests/js/browser.test.mjs obtains from Chromium itself, without any
@@ -14,7 +16,8 @@
 //! or fails inside `requestAdapter()` cannot be provoked with a flag, so only
 //! the method is replaced here — on the real `navigator.gpu` object, which
 //! both the probe's direct request and wgpu's request go through — and put
-//! back afterwards.
+//! back afterwards. For the device, the shim hands out the real adapter with
+//! its `requestDevice` replaced.
 //!
 //! Run in Chromium by wasm-bindgen-test-runner (see scripts/test-browser.sh):
 //!   CHROMEDRIVER=/usr/bin/chromedriver cargo test --target wasm32-unknown-unknown --test probe_browser
@@ -141,4 +144,47 @@ async fn a_request_adapter_that_fails_gives_adapter_request_failed() {
 
     let again = run_probe("{}").await;
     assert_eq!(string(&again, "reason"), "adapter-available", "message: {}", string(&again, "message"));
+}
+
+/// A `requestAdapter` that answers the real adapter, with its `requestDevice`
+/// replaced by `request_device` (the body of a JS function).
+fn adapter_whose_request_device(request_device: &str) -> Function {
+    let real = get(&navigator_gpu(), "requestAdapter");
+    let make = Function::new_with_args(
+        "real, requestDevice",
+        "return async function (options) { \
+           const adapter = await real.call(navigator.gpu, options); \
+           Object.defineProperty(adapter, 'requestDevice', { value: requestDevice }); \
+           return adapter; };",
+    );
+    make.call2(&JsValue::NULL, &real, &Function::new_no_args(request_device))
+        .expect("the shim is made")
+        .unchecked_into()
+}
+
+#[wasm_bindgen_test]
+async fn a_device_request_that_fails_gives_device_request_failed() {
+    let rejects = adapter_whose_request_device("return Promise.reject(new Error('simulated device loss'));");
+    let report = probe_with(&rejects, r#"{"verifyDevice": true}"#).await;
+    assert_eq!(string(&report, "reason"), "device-request-failed", "message: {}", string(&report, "message"));
+    assert_eq!(get(&report, "available").as_bool(), Some(false));
+    assert_eq!(get(&report, "deviceVerified").as_bool(), Some(false));
+    assert_eq!(string(&report, "message"), "requestDevice() failed: simulated device loss");
+    // The adapter itself answered, and is reported.
+    assert_eq!(string(&get(&get(&report, "adapter"), "info"), "architecture"), "swiftshader");
+
+    // Without verifyDevice, the device is never asked for.
+    let report = probe_with(&rejects, "{}").await;
+    assert_eq!(string(&report, "reason"), "adapter-available", "message: {}", string(&report, "message"));
+    assert!(get(&report, "deviceVerified").is_undefined());
+}
+
+#[wasm_bindgen_test]
+async fn a_device_request_that_never_answers_gives_timeout() {
+    let never = adapter_whose_request_device("return new Promise(() => {});");
+    let report = probe_with(&never, r#"{"verifyDevice": true, "timeoutMs": 300}"#).await;
+    assert_unavailable(&report, "timeout", 300.0);
+    assert_eq!(string(&report, "message"), "no answer from requestDevice() within 300 ms");
+    let elapsed = number(&report, "elapsedMs");
+    assert!((250.0..2000.0).contains(&elapsed), "elapsedMs {elapsed}: the probe's whole timeout");
 }

@@ -231,6 +231,18 @@ test('Chromium with --enable-unsafe-webgpu: SwiftShader answers, webGpu is kept'
       assert.deepEqual(outcome.declared.kernels.map((k) => k.capsule), ['needs-f16']);
     });
 
+    await t.test('verifyDevice: SwiftShader gives a device, and the probe says so', async () => {
+      const report = await demo.page.evaluate(async () => {
+        const m = await import('/pkg/index.js');
+        await m.default();
+        return m.probe({ verifyDevice: true });
+      });
+      assert.equal(report.reason, 'adapter-available', report.message);
+      assert.equal(report.available, true);
+      assert.equal(report.deviceVerified, true);
+      assert.equal(report.adapter.info.architecture, 'swiftshader');
+    });
+
     await t.test('the demo planner shows the gating', async () => {
       const row = demo.page.locator('#plan table.candidates tr', { hasText: 'webgpu.matmul.f16' }).first();
       assert.match(await row.textContent(), /webgpu-feature-missing/);
