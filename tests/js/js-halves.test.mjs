@@ -1,6 +1,7 @@
 // The JavaScript halves of the binding layer, on their own: src/boundary.js
 // (a JS value to JSON text, refusing what JSON cannot carry) and
-// src/probe_web.js (what the probe reads off a GPUAdapter). The package suites
+// src/probe_web.js (what the probe reads off a GPUAdapter, the capture of
+// wgpu's requestAdapter() call, the device check, the timer and the clock). The package suites
 // and the Chromium suite run them through the module; these pin down the edge
 // cases a real adapter or input rarely shows.
 import { test, describe } from 'node:test';
@@ -136,5 +137,66 @@ describe('probe_web.js: delay and now', () => {
     const a = probe.now();
     assert.equal(typeof a, 'number');
     assert.ok(probe.now() >= a);
+  });
+});
+
+describe('probe_web.js: captureRequest and releaseRequest', () => {
+  const realAdapter = { name: 'adapter' };
+  class FakeGpu { requestAdapter(options) { this.seen = options; return Promise.resolve(realAdapter); } }
+
+  test('keeps the promise of the call made while captured, then puts the prototype method back', async () => {
+    const gpu = new FakeGpu();
+    const capture = probe.captureRequest(gpu);
+    assert.ok(Object.hasOwn(gpu, 'requestAdapter'));
+    const returned = gpu.requestAdapter({ powerPreference: 'low-power' });
+    const kept = probe.releaseRequest(gpu, capture);
+    assert.equal(kept, returned);
+    assert.equal(await kept, realAdapter);
+    assert.deepEqual(gpu.seen, { powerPreference: 'low-power' });
+    assert.ok(!Object.hasOwn(gpu, 'requestAdapter'), 'the own wrapper is gone');
+    assert.equal(gpu.requestAdapter, FakeGpu.prototype.requestAdapter);
+  });
+
+  test('an own requestAdapter is put back as it was', () => {
+    const own = () => Promise.resolve(null);
+    const gpu = { requestAdapter: own };
+    const capture = probe.captureRequest(gpu);
+    assert.notEqual(gpu.requestAdapter, own);
+    probe.releaseRequest(gpu, capture);
+    assert.equal(gpu.requestAdapter, own);
+  });
+
+  test('no call gives undefined; a throwing call is rethrown on release and rejects for the caller', async () => {
+    const gpu = new FakeGpu();
+    assert.equal(probe.releaseRequest(gpu, probe.captureRequest(gpu)), undefined);
+
+    const thrower = { requestAdapter() { throw new TypeError('no GPU process'); } };
+    const capture = probe.captureRequest(thrower);
+    const forCaller = thrower.requestAdapter();
+    await assert.rejects(forCaller, /no GPU process/);
+    assert.throws(() => probe.releaseRequest(thrower, capture), /no GPU process/);
+  });
+
+  test('a non-promise answer is wrapped; a missing method cannot be captured', async () => {
+    const gpu = { requestAdapter: () => null };
+    const capture = probe.captureRequest(gpu);
+    gpu.requestAdapter();
+    assert.equal(await probe.releaseRequest(gpu, capture), null);
+    assert.throws(() => probe.captureRequest({}), TypeError);
+  });
+});
+
+describe('probe_web.js: verifyDevice', () => {
+  test('destroys the device it gets', async () => {
+    let destroyed = false;
+    const adapter = { requestDevice: async () => ({ destroy() { destroyed = true; } }) };
+    assert.equal(await probe.verifyDevice(adapter), undefined);
+    assert.ok(destroyed);
+  });
+
+  test('rejects with why there is none, also for a throwing or missing requestDevice', async () => {
+    await assert.rejects(probe.verifyDevice({ requestDevice: () => Promise.reject(new Error('lost')) }), /lost/);
+    await assert.rejects(probe.verifyDevice({ requestDevice() { throw new Error('consumed'); } }), /consumed/);
+    await assert.rejects(probe.verifyDevice({}), TypeError);
   });
 });
