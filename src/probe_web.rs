@@ -186,16 +186,17 @@ fn adapter_report(adapter: &JsValue) -> Result<AdapterReport, String> {
 /// Probes WebGPU once. Never fails for unavailability: the outcome is a reason.
 pub async fn run_probe(options: &ProbeOptions) -> ProbeReport {
     let started = now_ms();
-    let mut report = probe_once(options).await;
+    let mut report = probe_once(options, started).await;
     // Microseconds are all a timer in a browser resolves; the rounding also
     // keeps the figure exact when a report is read back (`resolve`).
     report.elapsed_ms = ((now_ms() - started) * 1000.0).round() / 1000.0;
     report
 }
 
-async fn probe_once(options: &ProbeOptions) -> ProbeReport {
+/// One probe that began at `started` (`now_ms()`), which `timeoutMs` counts from.
+async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
     let timeout = options.timeout_ms;
-    let deadline = now_ms() + f64::from(timeout);
+    let deadline = started + f64::from(timeout);
     let unavailable = |reason, message: String, api| ProbeReport::unavailable(reason, message, api, timeout);
     let navigator = get(&js_sys::global(), "navigator");
     if absent(&navigator) {
