@@ -26,11 +26,7 @@ pub struct Availability {
 
 impl Default for Availability {
     fn default() -> Self {
-        Self {
-            devices: vec![Device::Cpu],
-            providers: vec![Provider::Reference, Provider::TorchLean],
-            web_gpu: None,
-        }
+        Self { devices: vec![Device::Cpu], providers: vec![Provider::Reference, Provider::TorchLean], web_gpu: None }
     }
 }
 

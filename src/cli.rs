@@ -170,9 +170,7 @@ fn dispatch(args: Vec<OsString>, stdin: &mut dyn Read) -> Result<Outcome, Error>
         "help" => Ok(Outcome::printed(HELP.to_string(), EXIT_OK)),
         other => Err(usage(
             "command",
-            format!(
-                "unknown command `{other}`, expected one of: presets, target, availability, plan, schema, help"
-            ),
+            format!("unknown command `{other}`, expected one of: presets, target, availability, plan, schema, help"),
         )),
     }
 }
@@ -199,11 +197,7 @@ enum TargetSource {
     Stdin,
 }
 
-fn preset_command(
-    parser: &mut lexopt::Parser,
-    stdin: &mut dyn Read,
-    availability: bool,
-) -> Result<Outcome, Error> {
+fn preset_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read, availability: bool) -> Result<Outcome, Error> {
     let mut output = Output::default();
     let mut source: Option<TargetSource> = None;
     let mut options = PresetOptions::default();
@@ -255,21 +249,14 @@ fn preset_command(
             e
         })?,
     };
-    let text = if availability {
-        output.json(&target.declared_availability())
-    } else {
-        output.json(&target)
-    };
+    let text = if availability { output.json(&target.declared_availability()) } else { output.json(&target) };
     Ok(Outcome::printed(text, EXIT_OK))
 }
 
 fn read_all(reader: &mut dyn Read) -> Result<String, Error> {
     let mut bytes = Vec::new();
-    reader
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::new(ErrorCode::Io, "", format!("cannot read input: {e}")))?;
-    String::from_utf8(bytes)
-        .map_err(|_| Error::new(ErrorCode::InvalidJson, "", "input is not valid UTF-8"))
+    reader.read_to_end(&mut bytes).map_err(|e| Error::new(ErrorCode::Io, "", format!("cannot read input: {e}")))?;
+    String::from_utf8(bytes).map_err(|_| Error::new(ErrorCode::InvalidJson, "", "input is not valid UTF-8"))
 }
 
 fn plan_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Outcome, Error> {

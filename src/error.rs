@@ -65,10 +65,7 @@ impl Error {
         Self {
             code: ErrorCode::UnknownVariant,
             path: String::new(),
-            message: format!(
-                "unknown {type_name} `{found}`, expected one of: {}",
-                spellings.join(", ")
-            ),
+            message: format!("unknown {type_name} `{found}`, expected one of: {}", spellings.join(", ")),
             expected: spellings.iter().map(|s| s.to_string()).collect(),
         }
     }

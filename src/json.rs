@@ -28,12 +28,7 @@ fn parse_document(text: &str) -> Result<Json<'_>> {
 #[inline(never)]
 fn into_error(error: strict::Error) -> Error {
     let error = error.into_failure();
-    Error {
-        code: error.code,
-        path: error.path.unwrap_or_default(),
-        message: error.message,
-        expected: error.expected,
-    }
+    Error { code: error.code, path: error.path.unwrap_or_default(), message: error.message, expected: error.expected }
 }
 
 /// Compact JSON (one line, no trailing newline).
@@ -55,4 +50,3 @@ pub fn to_json_pretty<T: Serialize>(value: &T) -> String {
         Err(_) => compact,
     }
 }
-

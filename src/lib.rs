@@ -40,21 +40,19 @@ pub use capsule::{KernelCapsule, reference_capsules};
 pub use config::{BackendPreference, ExecutionConfig};
 pub use error::{Error, ErrorCode};
 pub use planner::{
-    Candidate, ConfigAttempt, Kernel, OpExplanation, PlanMode, PlanResult, Planner,
-    RejectionReason, Verdict, is_admissible, no_capsule_message, plan_ops,
-};
-pub use request::{
-    PlanRequest, parse_availability, parse_plan_request, parse_target, plan, plan_request_json,
+    Candidate, ConfigAttempt, Kernel, OpExplanation, PlanMode, PlanResult, Planner, RejectionReason, Verdict,
+    is_admissible, no_capsule_message, plan_ops,
 };
 pub use probe::{
-    AdapterInfo, AdapterReport, FeatureAction, FeatureChange, ProbeOptions, ProbeReason, ProbeReport,
-    Resolution, WebGpuCapabilities, WebGpuRequirements, resolve,
+    AdapterInfo, AdapterReport, FeatureAction, FeatureChange, ProbeOptions, ProbeReason, ProbeReport, Resolution,
+    WebGpuCapabilities, WebGpuRequirements, resolve,
 };
+pub use request::{PlanRequest, parse_availability, parse_plan_request, parse_target, plan, plan_request_json};
 pub use schema::SchemaName;
 pub use target::{NamedPreset, Preset, PresetOptions, Target, presets};
 pub use vocab::{
-    Accelerator, Architecture, BackendOp, BuildFeature, Device, OperatingSystem, Provider,
-    TrustLevel, TrustPolicy, VJPMode,
+    Accelerator, Architecture, BackendOp, BuildFeature, Device, OperatingSystem, Provider, TrustLevel, TrustPolicy,
+    VJPMode,
 };
 
 // The browser build's allocator: talc is smaller than the default dlmalloc

@@ -61,7 +61,6 @@ spelled_enum! {
     }
 }
 
-
 /// One capsule considered for one op, and what became of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -206,10 +205,7 @@ pub fn rejection(
 
 /// The first WebGPU requirement the probed adapter does not meet; `None`
 /// when there is none, or when nothing was probed (then it is unverified).
-fn unmet_webgpu_requirement<'a>(
-    capsule: &'a KernelCapsule,
-    availability: &Availability,
-) -> Option<Unmet<'a>> {
+fn unmet_webgpu_requirement<'a>(capsule: &'a KernelCapsule, availability: &Availability) -> Option<Unmet<'a>> {
     capsule.requires.as_ref()?.first_unmet(availability.web_gpu.as_ref()?)
 }
 
@@ -248,23 +244,18 @@ fn rejection_detail(
         DeviceNotAvailable => format!("device {} is not available", capsule.device),
         ProviderNotAvailable => format!("provider {} is not available", capsule.provider),
         NoForward => "the capsule does not support forward execution".to_string(),
-        TrustRefused => format!(
-            "trust policy {} does not accept trust level {}",
-            config.trust_policy, capsule.trust_level
-        ),
+        TrustRefused => {
+            format!("trust policy {} does not accept trust level {}", config.trust_policy, capsule.trust_level)
+        }
         ProviderNotAllowed => format!(
             "the config allows only provider {}, not {}",
             config.backend.only_provider().map_or("?", |p| p.as_str()),
             capsule.provider
         ),
-        DeviceMismatch => format!(
-            "the capsule runs on {}, the config on {}",
-            capsule.device, config.device
-        ),
-        VjpIncompatible => format!(
-            "VJP mode {} cannot be served by a capsule with VJP mode {}",
-            config.vjp_mode, capsule.vjp_mode
-        ),
+        DeviceMismatch => format!("the capsule runs on {}, the config on {}", capsule.device, config.device),
+        VjpIncompatible => {
+            format!("VJP mode {} cannot be served by a capsule with VJP mode {}", config.vjp_mode, capsule.vjp_mode)
+        }
     }
 }
 
@@ -325,12 +316,11 @@ impl<'a> Planner<'a> {
 
     fn plan_op(&self, op: BackendOp, op_index: usize, config: &ExecutionConfig) -> OpOutcome {
         let order = self.planning_order(op, config);
-        let admissible =
-            |index: usize| rejection(&self.catalog[index], op, config, self.availability).is_none();
+        let admissible = |index: usize| rejection(&self.catalog[index], op, config, self.availability).is_none();
         let chosen = order.iter().copied().find(|&index| admissible(index));
         // Failures are always explained; successes only when asked.
-        let explanation = (self.explain || chosen.is_none())
-            .then(|| self.explain_op(op, op_index, config, &order, chosen));
+        let explanation =
+            (self.explain || chosen.is_none()).then(|| self.explain_op(op, op_index, config, &order, chosen));
         OpOutcome { chosen, explanation }
     }
 
@@ -349,21 +339,14 @@ impl<'a> Planner<'a> {
                 let capsule = &self.catalog[index];
                 let reason = rejection(capsule, op, config, self.availability);
                 let (verdict, detail) = match reason {
-                    Some(reason) => (
-                        Verdict::Rejected,
-                        rejection_detail(reason, capsule, config, self.availability),
-                    ),
-                    None if chosen == Some(index) => {
-                        (Verdict::Chosen, "the first admissible capsule".to_string())
-                    }
+                    Some(reason) => (Verdict::Rejected, rejection_detail(reason, capsule, config, self.availability)),
+                    None if chosen == Some(index) => (Verdict::Chosen, "the first admissible capsule".to_string()),
                     None => (
                         Verdict::Admissible,
                         format!("admissible, but {} comes first", chosen_name.unwrap_or_default()),
                     ),
                 };
-                let unverified = reason.is_none()
-                    && capsule.requires.is_some()
-                    && self.availability.web_gpu.is_none();
+                let unverified = reason.is_none() && capsule.requires.is_some() && self.availability.web_gpu.is_none();
                 let detail = if unverified {
                     format!("{detail}; its WebGPU requirements are unverified (nothing was probed)")
                 } else {
@@ -410,13 +393,7 @@ impl<'a> Planner<'a> {
 
     fn kernel(&self, op: BackendOp, capsule_index: usize, config_index: usize) -> Kernel {
         let capsule = &self.catalog[capsule_index];
-        Kernel {
-            op,
-            capsule: capsule.name.clone(),
-            provider: capsule.provider,
-            device: capsule.device,
-            config_index,
-        }
+        Kernel { op, capsule: capsule.name.clone(), provider: capsule.provider, device: capsule.device, config_index }
     }
 
     /// Plans `ops` under `configs` (non-empty) in the given mode.
@@ -506,18 +483,10 @@ pub fn plan_ops(
     availability: &Availability,
     catalog: &[KernelCapsule],
 ) -> Result<Vec<Kernel>, Vec<String>> {
-    let result = Planner::new(catalog, availability).explain(false).plan(
-        ops,
-        std::slice::from_ref(config),
-        PlanMode::WholePlan,
-    );
+    let result =
+        Planner::new(catalog, availability).explain(false).plan(ops, std::slice::from_ref(config), PlanMode::WholePlan);
     match result.kernels {
         Some(kernels) => Ok(kernels),
-        None => Err(result
-            .attempts
-            .into_iter()
-            .flat_map(|a| a.ops)
-            .filter_map(|op| op.message)
-            .collect()),
+        None => Err(result.attempts.into_iter().flat_map(|a| a.ops).filter_map(|op| op.message).collect()),
     }
 }

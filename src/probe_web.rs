@@ -23,9 +23,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::json::{from_json, to_json};
-use crate::probe::{
-    AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report,
-};
+use crate::probe::{AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report};
 use crate::target::Target;
 use crate::wasm_api::{js_error, json_text, target_from, to_js};
 
@@ -209,8 +207,7 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
         return unavailable(ProbeReason::NoNavigator, message, false);
     }
     if absent(&gpu) {
-        let message =
-            "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)".to_string();
+        let message = "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)".to_string();
         return unavailable(ProbeReason::NoWebGpuApi, message, false);
     }
     let instance = INSTANCE.with(|instance| instance.clone());
@@ -232,8 +229,7 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
             return unavailable(ProbeReason::AdapterRequestFailed, message, true);
         }
     };
-    let Some((direct, through_wgpu)) = within(timeout, both(direct, through_wgpu)).await
-    else {
+    let Some((direct, through_wgpu)) = within(timeout, both(direct, through_wgpu)).await else {
         let message = format!("no answer from requestAdapter() within {timeout} ms");
         return unavailable(ProbeReason::Timeout, message, true);
     };

@@ -121,20 +121,12 @@ impl PlanRequest {
             }
         };
         let availability = self.availability();
-        Planner::new(catalog, &availability).explain(self.explain).plan(
-            &self.ops,
-            &self.configs(),
-            self.mode,
-        )
+        Planner::new(catalog, &availability).explain(self.explain).plan(&self.ops, &self.configs(), self.mode)
     }
 }
 
 fn conflict(field: &str, other: &str) -> Error {
-    Error::new(
-        ErrorCode::ConflictingFields,
-        field,
-        format!("give `{other}` or `{field}`, not both"),
-    )
+    Error::new(ErrorCode::ConflictingFields, field, format!("give `{other}` or `{field}`, not both"))
 }
 
 /// Validates and plans a request. `Err` only for invalid input; an

@@ -13,8 +13,8 @@
 
 use serde::de::value::StrDeserializer;
 use serde::de::{
-    self, DeserializeSeed, Deserializer, EnumAccess, IntoDeserializer, MapAccess, SeqAccess,
-    Unexpected, VariantAccess, Visitor,
+    self, DeserializeSeed, Deserializer, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, Unexpected, VariantAccess,
+    Visitor,
 };
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -434,11 +434,10 @@ impl<'a, 'de> StrictValue<'a, 'de> {
     #[inline(never)]
     fn reject_null(self) -> Result<Self, Error> {
         match self.json {
-            Json::Null => Err(Error::new(
-                ErrorCode::WrongType,
-                "null is not accepted: leave the field out instead".to_string(),
-            )
-            .at(&self.at.render())),
+            Json::Null => {
+                Err(Error::new(ErrorCode::WrongType, "null is not accepted: leave the field out instead".to_string())
+                    .at(&self.at.render()))
+            }
             _ => Ok(self),
         }
     }
@@ -491,11 +490,7 @@ impl<'de> Deserializer<'de> for StrictValue<'_, 'de> {
         visitor.visit_some(self.reject_null()?)
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Error> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Error> {
         visitor.visit_newtype_struct(self)
     }
 
@@ -723,11 +718,7 @@ impl<'de> VariantAccess<'de> for VariantValue<'_, 'de> {
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
         Err(de::Error::invalid_type(Unexpected::TupleVariant, &visitor))
     }
-    fn struct_variant<V: Visitor<'de>>(
-        self,
-        _fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Error> {
+    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], visitor: V) -> Result<V::Value, Error> {
         Err(de::Error::invalid_type(Unexpected::StructVariant, &visitor))
     }
 }

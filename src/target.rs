@@ -5,9 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::availability::Availability;
 use crate::error::{Error, ErrorCode, Result, join_path};
-use crate::vocab::{
-    Accelerator, Architecture, BuildFeature, Device, OperatingSystem, Provider, spelled_enum,
-};
+use crate::vocab::{Accelerator, Architecture, BuildFeature, Device, OperatingSystem, Provider, spelled_enum};
 
 /// Platform/build description used to produce backend availability.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,12 +57,7 @@ impl Target {
         crate::availability::reject_repeats(&self.features, &join_path(path, "features"))
     }
 
-    fn shape(
-        os: OperatingSystem,
-        arch: Architecture,
-        accelerator: Accelerator,
-        features: &[BuildFeature],
-    ) -> Self {
+    fn shape(os: OperatingSystem, arch: Architecture, accelerator: Accelerator, features: &[BuildFeature]) -> Self {
         Self { os, arch, accelerator, features: features.to_vec() }
     }
 
@@ -94,8 +87,7 @@ impl Target {
     }
     fn cuda(os: OperatingSystem, enable_libtorch: bool) -> Self {
         use BuildFeature::*;
-        let mut target =
-            Self::shape(os, Architecture::X86_64, Accelerator::Cuda, &[NativeCuda, CuBlas, CuFft]);
+        let mut target = Self::shape(os, Architecture::X86_64, Accelerator::Cuda, &[NativeCuda, CuBlas, CuFft]);
         if enable_libtorch {
             target.features.push(LibTorch);
         }
@@ -107,21 +99,11 @@ impl Target {
     }
     /// macOS target for Metal/MPS capsules.
     pub fn macos_metal() -> Self {
-        Self::shape(
-            OperatingSystem::MacOS,
-            Architecture::Aarch64,
-            Accelerator::Metal,
-            &[BuildFeature::Mps],
-        )
+        Self::shape(OperatingSystem::MacOS, Architecture::Aarch64, Accelerator::Metal, &[BuildFeature::Mps])
     }
     /// WASM target for browser or WASI-style execution (declares `webGpu`).
     pub fn wasm() -> Self {
-        Self::shape(
-            OperatingSystem::Wasi,
-            Architecture::Wasm32,
-            Accelerator::Wasm,
-            &[BuildFeature::WebGpu],
-        )
+        Self::shape(OperatingSystem::Wasi, Architecture::Wasm32, Accelerator::Wasm, &[BuildFeature::WebGpu])
     }
     /// TPU/XLA target shape.
     pub fn linux_tpu() -> Self {
@@ -129,12 +111,7 @@ impl Target {
     }
     /// AWS Trainium/Neuron target shape.
     pub fn linux_trainium() -> Self {
-        Self::shape(
-            OperatingSystem::Linux,
-            Architecture::X86_64,
-            Accelerator::Trainium,
-            &[BuildFeature::Neuron],
-        )
+        Self::shape(OperatingSystem::Linux, Architecture::X86_64, Accelerator::Trainium, &[BuildFeature::Neuron])
     }
     /// A first-party or lab-specific accelerator with its own capsule provider.
     pub fn custom_chip(os: OperatingSystem, arch: Architecture) -> Self {
@@ -239,11 +216,8 @@ impl Preset {
             ("enableLibTorch", options.enable_lib_torch.is_some()),
         ];
         if let Some((name, _)) = given.iter().find(|(name, set)| *set && !accepted.contains(name)) {
-            let takes = if accepted.is_empty() {
-                "no options".to_string()
-            } else {
-                format!("only {}", accepted.join(", "))
-            };
+            let takes =
+                if accepted.is_empty() { "no options".to_string() } else { format!("only {}", accepted.join(", ")) };
             return Err(Error::new(
                 ErrorCode::UnsupportedOption,
                 *name,

@@ -8,7 +8,6 @@
 use serde::de::{self, Visitor};
 use std::fmt;
 
-
 /// Declares a closed vocabulary from one table of `Variant = "spelling"` rows,
 /// with optional `| "alias"` spellings accepted by parsing only.
 macro_rules! spelled_enum {

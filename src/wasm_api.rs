@@ -127,8 +127,7 @@ pub(crate) fn to_js(text: &str) -> JsValue {
 }
 
 pub(crate) fn required(value: &JsValue, what: &str) -> Result<String, Error> {
-    json_text(value, false)?
-        .ok_or_else(|| Error::new(ErrorCode::MissingField, "", format!("{what} is required")))
+    json_text(value, false)?.ok_or_else(|| Error::new(ErrorCode::MissingField, "", format!("{what} is required")))
 }
 
 pub(crate) fn target_from(value: &JsValue) -> Result<Target, Error> {
@@ -209,17 +208,13 @@ fn about_target<T: serde::Serialize>(target: &JsValue, derive: impl FnOnce(&Targ
 
 /// The target's devices: `cpu`, then its accelerator's device.
 #[wasm_bindgen(unchecked_return_type = "Device[]")]
-pub fn devices(
-    #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,
-) -> Result<JsValue, JsValue> {
+pub fn devices(#[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue) -> Result<JsValue, JsValue> {
     about_target(&target, |target| target.devices())
 }
 
 /// The target's providers: `reference`, `torchLean`, then its features' providers.
 #[wasm_bindgen(unchecked_return_type = "Provider[]")]
-pub fn providers(
-    #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,
-) -> Result<JsValue, JsValue> {
+pub fn providers(#[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue) -> Result<JsValue, JsValue> {
     about_target(&target, |target| target.providers())
 }
 
@@ -267,9 +262,7 @@ pub fn reference_capsules() -> JsValue {
 
 /// The JSON Schema of a form.
 #[wasm_bindgen(unchecked_return_type = "object")]
-pub fn schema(
-    #[wasm_bindgen(unchecked_param_type = "SchemaName")] name: JsValue,
-) -> Result<JsValue, JsValue> {
+pub fn schema(#[wasm_bindgen(unchecked_param_type = "SchemaName")] name: JsValue) -> Result<JsValue, JsValue> {
     let name = name
         .as_string()
         .ok_or_else(|| Error::new(ErrorCode::WrongType, "", "the schema name must be a string"))

@@ -66,7 +66,10 @@ fn golden_outputs() {
         if want_status == 2 {
             let want = case["stderr"].as_str().unwrap_or("");
             if !out.stdout.is_empty() || !out.stderr.contains(want) || out.stderr.lines().count() != 1 {
-                failures.push(format!("{name}: want one stderr line containing {want:?} and no stdout, got {:?}", out.stderr));
+                failures.push(format!(
+                    "{name}: want one stderr line containing {want:?} and no stdout, got {:?}",
+                    out.stderr
+                ));
             }
             continue;
         }
@@ -97,7 +100,12 @@ fn malformed_requests_exit_2_with_code_and_path() {
         let want = format!("error [{code}] at {shown}: ");
         let out = run(&["plan"], input.as_bytes());
         if out.status != 2 || !out.stdout.is_empty() || !out.stderr.contains(&want) || out.stderr.lines().count() != 1 {
-            failures.push(format!("{name}: status {}, stdout {} bytes, stderr {:?} (want {want:?})", out.status, out.stdout.len(), out.stderr));
+            failures.push(format!(
+                "{name}: status {}, stdout {} bytes, stderr {:?} (want {want:?})",
+                out.status,
+                out.stdout.len(),
+                out.stderr
+            ));
         }
     }
     assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), corpus.len(), failures.join("\n"));
@@ -107,8 +115,7 @@ fn malformed_requests_exit_2_with_code_and_path() {
 fn malformed_requests_through_the_rust_api() {
     for case in &load("malformed.json") {
         let name = case["name"].as_str().unwrap();
-        let error = backend_targets::parse_plan_request(case["input"].as_str().unwrap())
-            .expect_err(name);
+        let error = backend_targets::parse_plan_request(case["input"].as_str().unwrap()).expect_err(name);
         assert_eq!(error.code.as_str(), case["code"].as_str().unwrap(), "{name}: {error}");
         assert_eq!(error.path, case["path"].as_str().unwrap(), "{name}: {error}");
     }
@@ -138,7 +145,16 @@ fn unplannable_prints_the_spec_message_on_stdout() {
 
 #[test]
 fn help_everywhere() {
-    for args in [&["--help"][..], &["-h"], &["help"], &["presets", "--help"], &["target", "--help"], &["availability", "-h"], &["plan", "--help"], &["schema", "--help"]] {
+    for args in [
+        &["--help"][..],
+        &["-h"],
+        &["help"],
+        &["presets", "--help"],
+        &["target", "--help"],
+        &["availability", "-h"],
+        &["plan", "--help"],
+        &["schema", "--help"],
+    ] {
         let out = run(args, b"");
         assert_eq!(out.status, 0, "{args:?}");
         assert!(String::from_utf8(out.stdout).unwrap().contains("Usage: backend-targets"), "{args:?}");

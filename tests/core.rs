@@ -150,11 +150,7 @@ fn vocabularies_have_the_spec_values_in_the_spec_order() {
             ],
         ),
         ("TrustLevel", TrustLevel::SPELLINGS, &["verified", "checked", "fuzzed", "trustedExternal"]),
-        (
-            "TrustPolicy",
-            TrustPolicy::SPELLINGS,
-            &["verifiedOnly", "checked", "fuzzedOk", "allowTrustedExternal"],
-        ),
+        ("TrustPolicy", TrustPolicy::SPELLINGS, &["verifiedOnly", "checked", "fuzzedOk", "allowTrustedExternal"]),
         ("VJPMode", VJPMode::SPELLINGS, &["none", "torchLeanTape", "backendVJP", "externalAutograd"]),
     ];
     for (name, actual, expected) in table {
@@ -278,12 +274,7 @@ fn requires_vjp_is_false_only_for_the_two_random_ops() {
 // §2 Targets and presets
 // ---------------------------------------------------------------------------
 
-fn target(
-    os: OperatingSystem,
-    arch: Architecture,
-    accelerator: Accelerator,
-    features: &[BuildFeature],
-) -> Target {
+fn target(os: OperatingSystem, arch: Architecture, accelerator: Accelerator, features: &[BuildFeature]) -> Target {
     Target { os, arch, accelerator, features: features.to_vec() }
 }
 
@@ -364,11 +355,7 @@ fn providers_follow_feature_order() {
     assert_eq!(availability.providers, t.providers());
 }
 
-fn options(
-    os: Option<OperatingSystem>,
-    arch: Option<Architecture>,
-    enable_lib_torch: Option<bool>,
-) -> PresetOptions {
+fn options(os: Option<OperatingSystem>, arch: Option<Architecture>, enable_lib_torch: Option<bool>) -> PresetOptions {
     PresetOptions { os, arch, enable_lib_torch }
 }
 
@@ -488,8 +475,7 @@ fn os_arch_presets_take_every_os_and_arch() {
 #[test]
 fn arch_presets_take_every_arch() {
     use OperatingSystem as O;
-    let table =
-        [(Preset::LinuxCpu, O::Linux), (Preset::MacOSCpu, O::MacOS), (Preset::WindowsCpu, O::Windows)];
+    let table = [(Preset::LinuxCpu, O::Linux), (Preset::MacOSCpu, O::MacOS), (Preset::WindowsCpu, O::Windows)];
     for (preset, os) in table {
         for &arch in Architecture::ALL {
             let built = preset.build(&options(None, Some(arch), None)).unwrap();
@@ -591,10 +577,7 @@ fn declared_availability_of_every_preset() {
 fn spec_example_linux_cuda_with_libtorch() {
     let availability = Target::linux_cuda(true).declared_availability();
     assert_eq!(availability.devices, [D::Cpu, D::Cuda]);
-    assert_eq!(
-        availability.providers,
-        [P::Reference, P::TorchLean, P::NativeCuda, P::CuBlas, P::CuFft, P::LibTorch]
-    );
+    assert_eq!(availability.providers, [P::Reference, P::TorchLean, P::NativeCuda, P::CuBlas, P::CuFft, P::LibTorch]);
     assert_eq!(
         to_json(&availability),
         r#"{"devices":["cpu","cuda"],"providers":["reference","torchLean","nativeCuda","cuBLAS","cuFFT","libTorch"]}"#
@@ -603,8 +586,7 @@ fn spec_example_linux_cuda_with_libtorch() {
 
 #[test]
 fn target_json_is_strict_and_rejects_repeated_features() {
-    let t =
-        parse_target(r#"{"os":"linux","accelerator":"cuda","features":["cuBLAS","nativeCuda"]}"#).unwrap();
+    let t = parse_target(r#"{"os":"linux","accelerator":"cuda","features":["cuBLAS","nativeCuda"]}"#).unwrap();
     assert_eq!(t.arch, Architecture::Unknown);
     assert_eq!(t.features, [BuildFeature::CuBlas, BuildFeature::NativeCuda]);
     let cases = [
@@ -717,8 +699,7 @@ fn trust_policy_table() {
             assert_eq!(policy.accepts(level), accepted, "{policy} × {level}");
             // The same cell through admissibility and the planner's reason.
             let capsule = KernelCapsule { trust_level: level, ..cpu_capsule("k", Op::Add) };
-            let config =
-                ExecutionConfig { trust_policy: policy, vjp_mode: VJPMode::None, ..Default::default() };
+            let config = ExecutionConfig { trust_policy: policy, vjp_mode: VJPMode::None, ..Default::default() };
             let availability = Availability::default();
             assert_eq!(is_admissible(&capsule, Op::Add, &config, &availability), accepted);
             let reason = first_reason(&[capsule], Op::Add, &config, &availability);
@@ -747,11 +728,7 @@ fn vjp_rule_five_table() {
             for op in [Op::Matmul, Op::Add, Op::RandUniform, Op::BernoulliMask] {
                 // Ops that need no VJP are served by any capsule.
                 let expected = served || !op.requires_vjp();
-                assert_eq!(
-                    config_mode.is_served_by(capsule_mode, op),
-                    expected,
-                    "{config_mode} {capsule_mode} {op}"
-                );
+                assert_eq!(config_mode.is_served_by(capsule_mode, op), expected, "{config_mode} {capsule_mode} {op}");
                 let capsule = KernelCapsule { vjp_mode: capsule_mode, ..cpu_capsule("k", op) };
                 assert_eq!(is_admissible(&capsule, op, &config, &availability), expected);
                 let reason = first_reason(&[capsule], op, &config, &availability);
@@ -826,15 +803,13 @@ fn chosen(
     availability: &Availability,
     catalog: &[KernelCapsule],
 ) -> Result<Vec<String>, Vec<String>> {
-    plan_ops(ops, config, availability, catalog)
-        .map(|kernels| kernels.into_iter().map(|k| k.capsule).collect())
+    plan_ops(ops, config, availability, catalog).map(|kernels| kernels.into_iter().map(|k| k.capsule).collect())
 }
 
 #[test]
 fn capsule_json_defaults_and_required_fields() {
     let parsed: KernelCapsule =
-        from_json(r#"{"name":"r","op":"add","provider":"reference","device":"cpu","trustLevel":"checked"}"#)
-            .unwrap();
+        from_json(r#"{"name":"r","op":"add","provider":"reference","device":"cpu","trustLevel":"checked"}"#).unwrap();
     assert!(parsed.supports_forward);
     assert_eq!(parsed.vjp_mode, VJPMode::None);
     for field in ["name", "op", "provider", "device", "trustLevel"] {
@@ -1022,11 +997,8 @@ fn candidates_carry_verdicts_reasons_and_details() {
     assert_eq!((explanation.op, explanation.op_index), (Op::Add, 0));
     assert_eq!(explanation.capsule.as_deref(), Some("first"));
     assert_eq!(explanation.message, None);
-    let summary: Vec<(&str, usize, Verdict, Option<RejectionReason>)> = explanation
-        .candidates
-        .iter()
-        .map(|c| (c.capsule.as_str(), c.catalog_index, c.verdict, c.reason))
-        .collect();
+    let summary: Vec<(&str, usize, Verdict, Option<RejectionReason>)> =
+        explanation.candidates.iter().map(|c| (c.capsule.as_str(), c.catalog_index, c.verdict, c.reason)).collect();
     assert_eq!(
         summary,
         [
@@ -1039,10 +1011,7 @@ fn candidates_carry_verdicts_reasons_and_details() {
     for candidate in &explanation.candidates {
         assert!(!candidate.detail.is_empty());
     }
-    assert_eq!(
-        explanation.candidates[0].detail,
-        "trust policy checked does not accept trust level trustedExternal"
-    );
+    assert_eq!(explanation.candidates[0].detail, "trust policy checked does not accept trust level trustedExternal");
     assert_eq!(explanation.candidates[3].detail, "the capsule runs on cuda, the config on cpu");
     // Rejected candidates carry a reason in JSON; others do not.
     let json: serde_json::Value = serde_json::from_str(&to_json(&result)).unwrap();
@@ -1062,8 +1031,7 @@ fn failure_message_text() {
     );
     let cuda = config(D::Cuda, BackendPreference::Auto);
     let availability = Target::linux_cuda(false).declared_availability();
-    let messages =
-        chosen(&[Op::Matmul, Op::LogSoftmax], &cuda, &availability, &reference_capsules()).unwrap_err();
+    let messages = chosen(&[Op::Matmul, Op::LogSoftmax], &cuda, &availability, &reference_capsules()).unwrap_err();
     assert_eq!(
         messages,
         [
@@ -1117,12 +1085,8 @@ fn default_request_plans_all_68_ops() {
     let (ok, _) = plan_request_json(&format!(r#"{{"ops":{}}}"#, to_json(&BackendOp::ALL))).unwrap();
     assert!(ok);
     // Default config, default availability, plain plan_ops.
-    let planned = plan_ops(
-        BackendOp::ALL,
-        &ExecutionConfig::default(),
-        &Availability::default(),
-        &reference_capsules(),
-    );
+    let planned =
+        plan_ops(BackendOp::ALL, &ExecutionConfig::default(), &Availability::default(), &reference_capsules());
     assert_eq!(planned.unwrap().len(), 68);
     // An empty op list plans to an empty plan.
     let empty = plan(&PlanRequest::new(vec![])).unwrap();
@@ -1244,10 +1208,7 @@ fn per_op_fallback_uses_a_kernel_where_one_exists_and_cpu_for_the_rest() {
         result.attempts.iter().map(|a| a.ops.iter().map(|o| (o.op, o.op_index)).collect()).collect();
     assert_eq!(
         asked,
-        [
-            vec![(Op::Matmul, 0), (Op::Relu, 1), (Op::Add, 2), (Op::Softmax, 3)],
-            vec![(Op::Relu, 1), (Op::Softmax, 3)]
-        ]
+        [vec![(Op::Matmul, 0), (Op::Relu, 1), (Op::Add, 2), (Op::Softmax, 3)], vec![(Op::Relu, 1), (Op::Softmax, 3)]]
     );
     assert_eq!((result.attempts[0].ok, result.attempts[1].ok), (false, true));
 
@@ -1294,8 +1255,7 @@ fn explain_false_keeps_only_failing_ops() {
         ..PlanRequest::new(vec![Op::Add, Op::Mul])
     };
     let mut catalog = reference_capsules();
-    catalog
-        .insert(0, KernelCapsule { trust_level: TrustLevel::Verified, ..catalog[Op::Mul.index()].clone() });
+    catalog.insert(0, KernelCapsule { trust_level: TrustLevel::Verified, ..catalog[Op::Mul.index()].clone() });
     catalog[0].name = "verified.mul".into();
     let request = PlanRequest { capsules: Some(catalog), ..base.clone() };
     let result = plan(&request).unwrap();
@@ -1319,10 +1279,7 @@ fn planning_is_deterministic_to_the_byte() {
     let mut catalog = reference_capsules();
     catalog.push(capsule("webgpu.matmul", Op::Matmul, P::WebGpu, D::Wasm));
     let request = PlanRequest {
-        configs: Some(vec![
-            config(D::Wasm, BackendPreference::Prefer(P::WebGpu)),
-            ExecutionConfig::default(),
-        ]),
+        configs: Some(vec![config(D::Wasm, BackendPreference::Prefer(P::WebGpu)), ExecutionConfig::default()]),
         target: Some(Target::wasm()),
         capsules: Some(catalog),
         mode: PlanMode::PerOp,
@@ -1360,10 +1317,7 @@ fn plan_result_json_shape() {
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(json["ok"], false);
     assert!(json.get("kernels").is_none() && json.get("configIndex").is_none());
-    assert_eq!(
-        json["attempts"][0]["ops"][0]["message"],
-        "no admissible backend capsule for op add on device cuda"
-    );
+    assert_eq!(json["attempts"][0]["ops"][0]["message"], "no admissible backend capsule for op add on device cuda");
     assert_eq!(json["attempts"][0]["ops"][0]["candidates"][0]["reason"], "device-mismatch");
 }
 
@@ -1390,17 +1344,9 @@ fn request_validation_errors() {
     let ops = || PlanRequest::new(vec![Op::Add]);
     let cpu = ExecutionConfig::default();
     let cases = [
+        (PlanRequest { config: Some(cpu), configs: Some(vec![cpu]), ..ops() }, ErrorCode::ConflictingFields, "configs"),
         (
-            PlanRequest { config: Some(cpu), configs: Some(vec![cpu]), ..ops() },
-            ErrorCode::ConflictingFields,
-            "configs",
-        ),
-        (
-            PlanRequest {
-                target: Some(Target::wasm()),
-                availability: Some(Availability::default()),
-                ..ops()
-            },
+            PlanRequest { target: Some(Target::wasm()), availability: Some(Availability::default()), ..ops() },
             ErrorCode::ConflictingFields,
             "availability",
         ),
@@ -1558,10 +1504,7 @@ fn bad_spelling_errors_list_the_valid_spellings() {
     // An unknown field lists the fields the object does define.
     let error = parse_plan_request(r#"{"ops":[],"capsule":[]}"#).unwrap_err();
     assert_eq!(error.code, ErrorCode::UnknownField);
-    assert_eq!(
-        error.expected,
-        ["ops", "config", "configs", "target", "availability", "capsules", "mode", "explain"]
-    );
+    assert_eq!(error.expected, ["ops", "config", "configs", "target", "availability", "capsules", "mode", "explain"]);
 }
 
 #[test]
@@ -1609,8 +1552,5 @@ fn a_backtick_in_the_offending_text_keeps_the_expected_list() {
     assert!(error.message.contains("a`b"), "{}", error.message);
     let error = parse_plan_request(r#"{"ops":[],"a`b":1}"#).unwrap_err();
     assert_eq!((error.code, error.path.as_str()), (ErrorCode::UnknownField, "a`b"));
-    assert_eq!(
-        error.expected,
-        ["ops", "config", "configs", "target", "availability", "capsules", "mode", "explain"]
-    );
+    assert_eq!(error.expected, ["ops", "config", "configs", "target", "availability", "capsules", "mode", "explain"]);
 }

@@ -43,7 +43,10 @@ fn an_answering_adapter_keeps_webgpu_and_carries_its_capabilities() {
     assert_eq!(resolution.effective, Target::wasm());
     assert_eq!(resolution.changes.len(), 1);
     let change = &resolution.changes[0];
-    assert_eq!((change.feature, change.action, change.reason), (BuildFeature::WebGpu, FeatureAction::Kept, ProbeReason::AdapterAvailable));
+    assert_eq!(
+        (change.feature, change.action, change.reason),
+        (BuildFeature::WebGpu, FeatureAction::Kept, ProbeReason::AdapterAvailable)
+    );
     assert_eq!(resolution.availability.devices, [Device::Cpu, Device::Wasm]);
     assert_eq!(resolution.availability.providers, [Provider::Reference, Provider::TorchLean, Provider::WebGpu]);
     let caps = resolution.availability.web_gpu.as_ref().expect("probed capabilities");
@@ -83,7 +86,8 @@ fn native_targets_and_other_features_stay_as_declared() {
         }
     }
     // webGpu next to other features: only webGpu is decided.
-    let mixed = Target { features: vec![BuildFeature::Xla, BuildFeature::WebGpu, BuildFeature::Neuron], ..Target::wasm() };
+    let mixed =
+        Target { features: vec![BuildFeature::Xla, BuildFeature::WebGpu, BuildFeature::Neuron], ..Target::wasm() };
     let resolution = resolve(&mixed, &unavailable(ProbeReason::Timeout));
     assert_eq!(resolution.effective.features, [BuildFeature::Xla, BuildFeature::Neuron]);
     assert_eq!(resolution.as_declared, [BuildFeature::Xla, BuildFeature::Neuron]);
@@ -125,7 +129,13 @@ fn probed_capabilities_gate_capsules_with_reason_codes() {
         webgpu_capsule("needs-2GiB", requires(&[], &[("maxStorageBufferBindingSize", 1 << 31)])),
         webgpu_capsule("needs-unknown-limit", requires(&[], &[("maxMadeUpThing", 1)])),
         webgpu_capsule("needs-alignment-64", requires(&[], &[("minStorageBufferOffsetAlignment", 64)])),
-        webgpu_capsule("fits", requires(&["timestamp-query"], &[("maxStorageBufferBindingSize", 1 << 27), ("minStorageBufferOffsetAlignment", 256)])),
+        webgpu_capsule(
+            "fits",
+            requires(
+                &["timestamp-query"],
+                &[("maxStorageBufferBindingSize", 1 << 27), ("minStorageBufferOffsetAlignment", 256)],
+            ),
+        ),
     ];
     let result = plan_with(probed, catalog);
     assert!(result.ok);
@@ -135,7 +145,13 @@ fn probed_capabilities_gate_capsules_with_reason_codes() {
     use RejectionReason as R;
     assert_eq!(
         reasons,
-        [Some(R::WebGpuFeatureMissing), Some(R::WebGpuLimitTooLow), Some(R::WebGpuLimitTooLow), Some(R::WebGpuLimitTooLow), None]
+        [
+            Some(R::WebGpuFeatureMissing),
+            Some(R::WebGpuLimitTooLow),
+            Some(R::WebGpuLimitTooLow),
+            Some(R::WebGpuLimitTooLow),
+            None
+        ]
     );
     assert!(candidates[0].detail.contains("shader-f16"), "{}", candidates[0].detail);
     assert!(candidates[1].detail.contains("maxStorageBufferBindingSize is 1073741824"), "{}", candidates[1].detail);

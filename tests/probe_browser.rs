@@ -123,8 +123,7 @@ async fn a_request_adapter_that_never_answers_gives_timeout() {
 async fn a_request_adapter_that_fails_gives_adapter_request_failed() {
     // A rejected promise: what a browser's requestAdapter() gives for an
     // internal failure (a WebIDL operation returning a promise never throws).
-    let rejects =
-        Function::new_no_args("return Promise.reject(new Error('simulated GPU process crash'));");
+    let rejects = Function::new_no_args("return Promise.reject(new Error('simulated GPU process crash'));");
     let report = probe_with(&rejects, "{}").await;
     assert_unavailable(&report, "adapter-request-failed", 2000.0);
     assert_eq!(string(&report, "message"), "requestAdapter() failed: simulated GPU process crash");

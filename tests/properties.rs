@@ -19,8 +19,7 @@ const OPS: &[BackendOp] =
     &[BackendOp::RandUniform, BackendOp::Add, BackendOp::Matmul, BackendOp::Relu, BackendOp::Softmax];
 /// A handful of devices and providers for catalogs and configs.
 const DEVICES: &[Device] = &[Device::Cpu, Device::Cuda, Device::Wasm];
-const PROVIDERS: &[Provider] =
-    &[Provider::Reference, Provider::TorchLean, Provider::WebGpu, Provider::NativeCuda];
+const PROVIDERS: &[Provider] = &[Provider::Reference, Provider::TorchLean, Provider::WebGpu, Provider::NativeCuda];
 
 fn config_with() -> ProptestConfig {
     ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() }
@@ -117,20 +116,18 @@ fn request() -> impl Strategy<Value = PlanRequest> {
         select(PlanMode::ALL),
         any::<bool>(),
     )
-        .prop_map(
-            |(ops, config_form, configs, against, target, availability, capsules, mode, explain)| {
-                PlanRequest {
-                    ops,
-                    config: (config_form == 1).then(|| configs[0]),
-                    configs: (config_form == 2).then_some(configs),
-                    target: (against == 1).then_some(target),
-                    availability: (against == 2).then_some(availability),
-                    capsules,
-                    mode,
-                    explain,
-                }
-            },
-        )
+        .prop_map(|(ops, config_form, configs, against, target, availability, capsules, mode, explain)| {
+            PlanRequest {
+                ops,
+                config: (config_form == 1).then(|| configs[0]),
+                configs: (config_form == 2).then_some(configs),
+                target: (against == 1).then_some(target),
+                availability: (against == 2).then_some(availability),
+                capsules,
+                mode,
+                explain,
+            }
+        })
 }
 
 // ---------------------------------------------------------------------------
@@ -160,11 +157,7 @@ fn spec_plan(request: &PlanRequest, catalog: &[KernelCapsule]) -> Option<Vec<(us
     let availability = request.availability();
     match request.mode {
         PlanMode::WholePlan => configs.iter().enumerate().find_map(|(k, config)| {
-            request
-                .ops
-                .iter()
-                .map(|&op| spec_choice(op, config, &availability, catalog).map(|c| (c, k)))
-                .collect()
+            request.ops.iter().map(|&op| spec_choice(op, config, &availability, catalog).map(|c| (c, k))).collect()
         }),
         PlanMode::PerOp => request
             .ops

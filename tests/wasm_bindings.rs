@@ -60,19 +60,19 @@ type PresetFn = fn(JsValue) -> Result<JsValue, JsValue>;
 
 fn presets_table() -> [(&'static str, PresetFn, &'static str); 13] {
     [
-    ("portableCpu", api::portable_cpu, golden!("target-portableCpu")),
-    ("linuxCpu", api::linux_cpu, golden!("target-linuxCpu")),
-    ("macOSCpu", api::macos_cpu, golden!("target-macOSCpu")),
-    ("windowsCpu", api::windows_cpu, golden!("target-windowsCpu")),
-    ("linuxCuda", api::linux_cuda, golden!("target-linuxCuda")),
-    ("windowsCuda", api::windows_cuda, golden!("target-windowsCuda")),
-    ("linuxRocm", api::linux_rocm, golden!("target-linuxRocm")),
-    ("macOSMetal", api::macos_metal, golden!("target-macOSMetal")),
-    ("wasm", api::wasm_preset, golden!("target-wasm")),
-    ("linuxTpu", api::linux_tpu, golden!("target-linuxTpu")),
-    ("linuxTrainium", api::linux_trainium, golden!("target-linuxTrainium")),
-    ("customChip", api::custom_chip, golden!("target-customChip")),
-    ("external", api::external, golden!("target-external")),
+        ("portableCpu", api::portable_cpu, golden!("target-portableCpu")),
+        ("linuxCpu", api::linux_cpu, golden!("target-linuxCpu")),
+        ("macOSCpu", api::macos_cpu, golden!("target-macOSCpu")),
+        ("windowsCpu", api::windows_cpu, golden!("target-windowsCpu")),
+        ("linuxCuda", api::linux_cuda, golden!("target-linuxCuda")),
+        ("windowsCuda", api::windows_cuda, golden!("target-windowsCuda")),
+        ("linuxRocm", api::linux_rocm, golden!("target-linuxRocm")),
+        ("macOSMetal", api::macos_metal, golden!("target-macOSMetal")),
+        ("wasm", api::wasm_preset, golden!("target-wasm")),
+        ("linuxTpu", api::linux_tpu, golden!("target-linuxTpu")),
+        ("linuxTrainium", api::linux_trainium, golden!("target-linuxTrainium")),
+        ("customChip", api::custom_chip, golden!("target-customChip")),
+        ("external", api::external, golden!("target-external")),
     ]
 }
 
