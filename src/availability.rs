@@ -2,15 +2,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, ErrorCode, Result, join_path};
-use crate::probe::WebGpuCapabilities;
+use crate::error::{Result, join_path, reject_repeats};
 use crate::vocab::{Device, Provider};
+use crate::webgpu::WebGpuCapabilities;
 
 /// Which devices and providers a planner may consider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct Availability {
     /// Devices, each at most once. Default `["cpu"]`.
     pub devices: Vec<Device>,
@@ -20,7 +20,7 @@ pub struct Availability {
     /// WebGPU requirements are checked against it; when absent they are
     /// admitted as unverified.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub web_gpu: Option<WebGpuCapabilities>,
 }
 
@@ -49,18 +49,4 @@ impl Availability {
         reject_repeats(&self.devices, &join_path(path, "devices"))?;
         reject_repeats(&self.providers, &join_path(path, "providers"))
     }
-}
-
-/// Fails on the first value that repeats an earlier one, naming its index.
-pub(crate) fn reject_repeats<T: PartialEq + std::fmt::Display>(values: &[T], path: &str) -> Result<()> {
-    for (index, value) in values.iter().enumerate() {
-        if values[..index].contains(value) {
-            return Err(Error::new(
-                ErrorCode::DuplicateValue,
-                format!("{path}[{index}]"),
-                format!("`{value}` is listed twice"),
-            ));
-        }
-    }
-    Ok(())
 }

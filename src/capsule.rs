@@ -3,14 +3,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::probe::WebGpuRequirements;
 use crate::vocab::{BackendOp, Device, Provider, TrustLevel, VJPMode};
+use crate::webgpu::WebGpuRequirements;
 
 /// One implementation of one op.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct KernelCapsule {
     pub name: String,
     pub op: BackendOp,
@@ -19,16 +19,16 @@ pub struct KernelCapsule {
     pub trust_level: TrustLevel,
     /// Default `true`.
     #[serde(default = "default_true")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub supports_forward: bool,
     /// Default `"none"`.
     #[serde(default = "default_vjp")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub vjp_mode: VJPMode,
     /// What the WebGPU adapter must offer (features, limits). Checked when
     /// the availability carries probed capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub requires: Option<WebGpuRequirements>,
 }
 

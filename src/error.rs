@@ -93,4 +93,18 @@ pub fn join_path(prefix: &str, rest: &str) -> String {
     }
 }
 
+/// Fails on the first value that repeats an earlier one, naming its index.
+pub(crate) fn reject_repeats<T: PartialEq + std::fmt::Display>(values: &[T], path: &str) -> Result<()> {
+    for (index, value) in values.iter().enumerate() {
+        if values[..index].contains(value) {
+            return Err(Error::new(
+                ErrorCode::DuplicateValue,
+                format!("{path}[{index}]"),
+                format!("`{value}` is listed twice"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;

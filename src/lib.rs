@@ -1,7 +1,7 @@
 //! Backend targets as data, their declared availability, and the explained
 //! capsule planner of `NN.Backend`, in one pure core shared by every edge:
 //! the command line (native and WASI), and the JavaScript API (browser, web
-//! worker, Node).
+//! worker, Node). The contract is `docs/contract.md`.
 //!
 //! ```
 //! use backend_targets::*;
@@ -11,52 +11,59 @@
 //! let result = plan(&PlanRequest::new(vec![BackendOp::Matmul])).unwrap();
 //! assert!(result.ok);
 //! ```
+//!
+//! The tree: the pure core at the top level (`vocab`, `target`,
+//! `availability`, `config`, `capsule`, `planner`, `request`, `webgpu`,
+//! `probe`, `error`, `schema`), strict JSON in `json/`, and one folder or file
+//! per edge, compiled only where it belongs: `cli` (native and WASI), `wasm/`
+//! (the JS API and the browser probe, `cfg(browser)`). Every item has one
+//! public path: the core's through the re-exports below, an edge's through
+//! its module (`cli::run`, `wasm::plan`).
 
+// The core: no JS, wgpu or OS types.
+mod availability;
+mod capsule;
+mod config;
+mod error;
+mod json;
+mod planner;
+mod probe;
+mod request;
+mod schema;
+mod target;
 mod vocab;
+mod webgpu;
 
-pub mod availability;
-pub mod capsule;
-pub mod config;
-pub mod error;
-pub mod json;
-pub mod planner;
-pub mod probe;
-pub mod request;
-pub mod schema;
-mod strict;
-pub mod target;
-
-#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+// The edges.
+#[cfg(not(browser))]
 pub mod cli;
-
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-pub mod wasm_api;
-
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-pub mod probe_web;
+#[cfg(browser)]
+pub mod wasm;
 
 pub use availability::Availability;
 pub use capsule::{KernelCapsule, reference_capsules};
 pub use config::{BackendPreference, ExecutionConfig};
-pub use error::{Error, ErrorCode};
+pub use error::{Error, ErrorCode, Result};
+pub use json::{from_json, to_json, to_json_pretty};
 pub use planner::{
     Candidate, ConfigAttempt, Kernel, OpExplanation, PlanMode, PlanResult, Planner, RejectionReason, Verdict,
     is_admissible, no_capsule_message, plan_ops,
 };
 pub use probe::{
-    AdapterInfo, AdapterReport, FeatureAction, FeatureChange, ProbeOptions, ProbeReason, ProbeReport, Resolution,
-    WebGpuCapabilities, WebGpuRequirements, resolve,
+    AdapterInfo, AdapterReport, DEFAULT_PROBE_TIMEOUT_MS, FeatureAction, FeatureChange, PowerPreference, ProbeOptions,
+    ProbeReason, ProbeReport, Resolution, resolve,
 };
 pub use request::{PlanRequest, parse_availability, parse_plan_request, parse_target, plan, plan_request_json};
 pub use schema::SchemaName;
-pub use target::{NamedPreset, Preset, PresetOptions, Target, presets};
+pub use target::{NamedPreset, Preset, PresetOptions, PresetParameters, Target, presets};
 pub use vocab::{
     Accelerator, Architecture, BackendOp, BuildFeature, Device, OperatingSystem, Provider, TrustLevel, TrustPolicy,
     VJPMode,
 };
+pub use webgpu::{LimitBound, Unmet, WebGpuCapabilities, WebGpuRequirements};
 
 // The browser build's allocator: talc is smaller than the default dlmalloc
 // and faster at the planner's many small allocations (BENCHMARKS.md).
-#[cfg(all(target_arch = "wasm32", target_os = "unknown", not(target_feature = "atomics")))]
+#[cfg(all(browser, not(target_feature = "atomics")))]
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

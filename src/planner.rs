@@ -9,8 +9,8 @@ use serde::Serialize;
 use crate::availability::Availability;
 use crate::capsule::KernelCapsule;
 use crate::config::ExecutionConfig;
-use crate::probe::Unmet;
 use crate::vocab::{BackendOp, Device, Provider, spelled_enum};
+use crate::webgpu::{LimitBound, Unmet};
 
 spelled_enum! {
     /// Why a capsule was not admissible: the first SPEC rule it broke, in
@@ -65,7 +65,7 @@ spelled_enum! {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct Candidate {
     pub capsule: String,
     /// Position of the capsule in the catalog.
@@ -75,14 +75,14 @@ pub struct Candidate {
     pub verdict: Verdict,
     /// Present when `verdict` is `rejected`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub reason: Option<RejectionReason>,
     /// The decision as a sentence.
     pub detail: String,
     /// The capsule states WebGPU requirements but the availability carries no
     /// probed capabilities (a declared availability): admitted unverified.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub unverified: bool,
 }
 
@@ -90,19 +90,19 @@ pub struct Candidate {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct OpExplanation {
     pub op: BackendOp,
     /// Position of the op in the request's `ops`.
     pub op_index: usize,
     /// The chosen capsule's name, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub capsule: Option<String>,
     /// When no capsule was admissible:
     /// `no admissible backend capsule for op <op> on device <device>`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub message: Option<String>,
     /// Every capsule of this op, in planning order.
     pub candidates: Vec<Candidate>,
@@ -112,10 +112,10 @@ pub struct OpExplanation {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct ConfigAttempt {
     pub config_index: usize,
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Required<ExecutionConfig>"))]
+    #[cfg_attr(browser, tsify(type = "Required<ExecutionConfig>"))]
     pub config: ExecutionConfig,
     /// Whether every op asked of this config was planned.
     pub ok: bool,
@@ -129,7 +129,7 @@ pub struct ConfigAttempt {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct Kernel {
     pub op: BackendOp,
     pub capsule: String,
@@ -144,27 +144,24 @@ pub struct Kernel {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct PlanResult {
     pub ok: bool,
     pub mode: PlanMode,
     /// `wholePlan` success: the index of the winning config.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub config_index: Option<usize>,
     /// `wholePlan` success: the winning config.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        all(target_arch = "wasm32", target_os = "unknown"),
-        tsify(optional, type = "Required<ExecutionConfig>")
-    )]
+    #[cfg_attr(browser, tsify(optional, type = "Required<ExecutionConfig>"))]
     pub config: Option<ExecutionConfig>,
     /// On success: one kernel per requested op, in request order.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub kernels: Option<Vec<Kernel>>,
     /// What was planned against.
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Required<Availability>"))]
+    #[cfg_attr(browser, tsify(type = "Required<Availability>"))]
     pub availability: Availability,
     /// Every config tried, in order, with its per-op explanation.
     pub attempts: Vec<ConfigAttempt>,
@@ -235,7 +232,7 @@ fn rejection_detail(
         WebGpuFeatureMissing | WebGpuLimitTooLow => match unmet_webgpu_requirement(capsule, availability) {
             Some(Unmet::Feature(feature)) => format!("the WebGPU adapter lacks feature {feature}"),
             Some(Unmet::Limit { name, needed, offered: Some(offered) }) => {
-                let bound = if name.starts_with("min") { "at most" } else { "at least" };
+                let bound = LimitBound::of(name).words();
                 format!("the WebGPU adapter's {name} is {offered}; the capsule needs {bound} {needed}")
             }
             Some(Unmet::Limit { name, .. }) => format!("the WebGPU adapter reports no limit {name}"),

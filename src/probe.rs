@@ -1,7 +1,7 @@
 //! Declared versus probed (SPEC §3), as data: the probe report, the WebGPU
 //! capabilities a probe found, the requirements a capsule may state, and
 //! `resolve`, which decides the `webGpu` feature from a report. Pure: the
-//! browser probe that fills a report lives in `probe_web`.
+//! browser probe that fills a report lives in `wasm::probe`; a native one will live in `native`.
 
 use std::collections::BTreeMap;
 
@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::availability::Availability;
 use crate::target::Target;
 use crate::vocab::{BuildFeature, spelled_enum};
+use crate::webgpu::WebGpuCapabilities;
 
 spelled_enum! {
     /// Why a probe ended as it did: one stable code per outcome.
@@ -51,13 +52,13 @@ spelled_enum! {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct ProbeOptions {
     /// How long the whole probe may wait for an adapter (and a device), in
     /// milliseconds. Default 2000.
     pub timeout_ms: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub power_preference: Option<PowerPreference>,
     /// Ask for a fallback (software) adapter only. Default false.
     pub force_fallback_adapter: bool,
@@ -83,7 +84,7 @@ impl Default for ProbeOptions {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct AdapterInfo {
     pub vendor: String,
     pub architecture: String,
@@ -91,63 +92,11 @@ pub struct AdapterInfo {
     pub description: String,
 }
 
-/// What an adapter offers, in WebGPU spelling.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
-pub struct WebGpuCapabilities {
-    /// Feature names, sorted (e.g. `shader-f16`).
-    pub features: Vec<String>,
-    /// Limits by name (e.g. `maxStorageBufferBindingSize`).
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Record<string, number>"))]
-    pub limits: BTreeMap<String, u64>,
-}
-
-/// What a capsule needs from the WebGPU adapter. Limits named `min…` (the
-/// alignments) are maxima the adapter must not exceed; every other limit is a
-/// minimum the adapter must reach.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
-pub struct WebGpuRequirements {
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
-    pub features: Vec<String>,
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional, type = "Record<string, number>"))]
-    pub limits: BTreeMap<String, u64>,
-}
-
-/// The first requirement an adapter does not meet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Unmet<'a> {
-    Feature(&'a str),
-    Limit { name: &'a str, needed: u64, offered: Option<u64> },
-}
-
-impl WebGpuRequirements {
-    /// `None` when `capabilities` meet every requirement.
-    pub fn first_unmet<'a>(&'a self, capabilities: &WebGpuCapabilities) -> Option<Unmet<'a>> {
-        if let Some(feature) = self.features.iter().find(|f| !capabilities.features.contains(f)) {
-            return Some(Unmet::Feature(feature));
-        }
-        self.limits.iter().find_map(|(name, &needed)| {
-            let offered = capabilities.limits.get(name).copied();
-            let met = match offered {
-                None => false,
-                Some(value) if name.starts_with("min") => value <= needed,
-                Some(value) => value >= needed,
-            };
-            (!met).then_some(Unmet::Limit { name, needed, offered })
-        })
-    }
-}
-
 /// The adapter that answered a probe.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct AdapterReport {
     pub info: AdapterInfo,
     /// A fallback (software) adapter, such as SwiftShader.
@@ -155,7 +104,7 @@ pub struct AdapterReport {
     /// Feature names in WebGPU spelling, sorted.
     pub features: Vec<String>,
     /// Limits by WebGPU name.
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Record<string, number>"))]
+    #[cfg_attr(browser, tsify(type = "Record<string, number>"))]
     pub limits: BTreeMap<String, u64>,
 }
 
@@ -170,7 +119,7 @@ impl AdapterReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct ProbeReport {
     /// Whether WebGPU is usable: `reason` is `adapter-available`.
     pub available: bool,
@@ -180,11 +129,11 @@ pub struct ProbeReport {
     /// Whether `navigator.gpu` exists.
     pub api_present: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub adapter: Option<AdapterReport>,
     /// With `verifyDevice`: whether a device was obtained.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub device_verified: Option<bool>,
     pub timeout_ms: u32,
     /// How long the probe took.
@@ -210,7 +159,7 @@ impl ProbeReport {
 /// One feature the probe decided.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct FeatureChange {
     pub feature: BuildFeature,
     pub action: FeatureAction,
@@ -222,17 +171,17 @@ pub struct FeatureChange {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct Resolution {
     /// The target as given.
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Required<Target>"))]
+    #[cfg_attr(browser, tsify(type = "Required<Target>"))]
     pub declared: Target,
     /// The target after the probe (`webGpu` dropped unless an adapter answered).
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Required<Target>"))]
+    #[cfg_attr(browser, tsify(type = "Required<Target>"))]
     pub effective: Target,
     /// The effective availability, with the adapter's WebGPU capabilities
     /// when `webGpu` was kept (so planning can gate capsules on them).
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Required<Availability>"))]
+    #[cfg_attr(browser, tsify(type = "Required<Availability>"))]
     pub availability: Availability,
     /// One entry per feature the probe decided (only `webGpu` is).
     pub changes: Vec<FeatureChange>,

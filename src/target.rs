@@ -4,14 +4,14 @@
 use serde::{Deserialize, Serialize};
 
 use crate::availability::Availability;
-use crate::error::{Error, ErrorCode, Result, join_path};
+use crate::error::{Error, ErrorCode, Result, join_path, reject_repeats};
 use crate::vocab::{Accelerator, Architecture, BuildFeature, Device, OperatingSystem, Provider, spelled_enum};
 
 /// Platform/build description used to produce backend availability.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct Target {
     pub os: OperatingSystem,
     pub arch: Architecture,
@@ -54,7 +54,7 @@ impl Target {
     /// Checks what serde cannot: no feature is repeated. `path` locates the
     /// target in the enclosing document.
     pub fn validate(&self, path: &str) -> Result<()> {
-        crate::availability::reject_repeats(&self.features, &join_path(path, "features"))
+        reject_repeats(&self.features, &join_path(path, "features"))
     }
 
     fn shape(os: OperatingSystem, arch: Architecture, accelerator: Accelerator, features: &[BuildFeature]) -> Self {
@@ -146,26 +146,26 @@ spelled_enum! {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct PresetOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub os: Option<OperatingSystem>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub arch: Option<Architecture>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(optional))]
+    #[cfg_attr(browser, tsify(optional))]
     pub enable_lib_torch: Option<bool>,
 }
 
 /// One preset with its default parameters, as listed by `presets()`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct NamedPreset {
     pub name: Preset,
-    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), tsify(type = "Required<Target>"))]
+    #[cfg_attr(browser, tsify(type = "Required<Target>"))]
     pub target: Target,
 }
 

@@ -20,14 +20,14 @@ macro_rules! spelled_enum {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-        #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), derive(tsify::Tsify))]
+        #[cfg_attr(browser, derive(tsify::Tsify))]
         $vis enum $name {
             // Read by the schema and TypeScript derives only: serde itself
             // goes through the spelling table (below).
             $(
                 $(#[$vmeta])*
                 #[cfg_attr(
-                    any(feature = "schema", all(target_arch = "wasm32", target_os = "unknown")),
+                    any(feature = "schema", browser),
                     serde(rename = $spelling)
                 )]
                 $variant,
@@ -431,7 +431,7 @@ macro_rules! for_each_vocabulary {
         $callback!($crate::PlanMode);
         $callback!($crate::ProbeReason);
         $callback!($crate::FeatureAction);
-        $callback!($crate::probe::PowerPreference);
+        $callback!($crate::PowerPreference);
     };
 }
 

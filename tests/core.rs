@@ -4,8 +4,8 @@
 //! §6 (validation and strict JSON errors). Tables mirror the SPEC's tables so
 //! that a reader can check one against the other.
 
-use backend_targets::json::{from_json, to_json};
 use backend_targets::*;
+use backend_targets::{from_json, to_json};
 
 use BackendOp as Op;
 use Device as D;

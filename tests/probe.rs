@@ -3,8 +3,8 @@
 //! unverified when nothing was probed). The browser probe itself is tested in
 //! Chromium (tests/js/browser.test.mjs) and with wasm-bindgen-test.
 
-use backend_targets::json::{from_json, to_json};
 use backend_targets::*;
+use backend_targets::{from_json, to_json};
 
 fn adapter_report() -> ProbeReport {
     ProbeReport {

@@ -23,9 +23,9 @@
 //!   CHROMEDRIVER=/usr/bin/chromedriver cargo test --target wasm32-unknown-unknown --test probe_browser
 //! with the browser's flags in webdriver.json (Chromium needs
 //! `--enable-unsafe-webgpu` to expose an adapter headless).
-#![cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#![cfg(browser)]
 
-use backend_targets::probe_web::probe;
+use backend_targets::wasm::probe;
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};

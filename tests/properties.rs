@@ -5,7 +5,7 @@
 //! `only(p)` stays on `p`, that planning is deterministic, that JSON forms
 //! round-trip, and that parsing never panics, whatever the input.
 
-use backend_targets::json::to_json;
+use backend_targets::to_json;
 use backend_targets::*;
 use proptest::prelude::*;
 use proptest::sample::{Index, select, subsequence};
@@ -206,7 +206,7 @@ proptest! {
     #[test]
     fn targets_round_trip_through_json(t in target()) {
         prop_assert_eq!(parse_target(&to_json(&t)).unwrap(), t.clone());
-        prop_assert_eq!(parse_target(&backend_targets::json::to_json_pretty(&t)).unwrap(), t.clone());
+        prop_assert_eq!(parse_target(&backend_targets::to_json_pretty(&t)).unwrap(), t.clone());
         prop_assert_eq!(
             parse_availability(&to_json(&t.declared_availability())).unwrap(),
             t.declared_availability()

@@ -1,13 +1,13 @@
-//! The binding layer (`backend_targets::wasm_api`) called from Rust with
+//! The binding layer (`backend_targets::wasm`) called from Rust with
 //! `JsValue` inputs, in a real JavaScript engine: presets, the declaration
 //! functions, plan (plannable and not), planJson, schemas, and the thrown
 //! `Error`s with their `code`, `path` and `expected` properties.
 //!
 //! Run under Node by wasm-bindgen-test-runner (see .cargo/config.toml):
 //!   cargo test --target wasm32-unknown-unknown --test wasm_bindings
-#![cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#![cfg(browser)]
 
-use backend_targets::wasm_api as api;
+use backend_targets::wasm as api;
 use js_sys::{Array, BigInt, Function, JSON, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;

@@ -1,6 +1,6 @@
-// The JavaScript halves of the binding layer, on their own: src/boundary.js
+// The JavaScript halves of the binding layer, on their own: src/wasm/boundary.js
 // (a JS value to JSON text, refusing what JSON cannot carry) and
-// src/probe_web.js (what the probe reads off a GPUAdapter, the capture of
+// src/wasm/probe.js (what the probe reads off a GPUAdapter, the capture of
 // wgpu's requestAdapter() call, the device check, the timer and the clock). The package suites
 // and the Chromium suite run them through the module; these pin down the edge
 // cases a real adapter or input rarely shows.
@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './common.mjs';
 
-const boundary = await import(pathToFileURL(join(ROOT, 'src', 'boundary.js')));
-const probe = await import(pathToFileURL(join(ROOT, 'src', 'probe_web.js')));
+const boundary = await import(pathToFileURL(join(ROOT, 'src', 'wasm', 'boundary.js')));
+const probe = await import(pathToFileURL(join(ROOT, 'src', 'wasm', 'probe.js')));
 
 describe('boundary.js: jsonText', () => {
   test('plain values are JSON.stringify', () => {
@@ -62,7 +62,7 @@ const fakeAdapter = (overrides = {}) => ({
   ...overrides,
 });
 
-describe('probe_web.js: readAdapter', () => {
+describe('probe.js: readAdapter', () => {
   test('reads info, features and the prototype getters of limits, in WebGPU spelling', () => {
     assert.deepEqual(JSON.parse(probe.readAdapter(fakeAdapter())), {
       info: { vendor: 'acme', architecture: 'rocket', device: '', description: 'a test adapter' },
@@ -123,7 +123,7 @@ describe('probe_web.js: readAdapter', () => {
   });
 });
 
-describe('probe_web.js: delay and now', () => {
+describe('probe.js: delay and now', () => {
   test('delay resolves after the time; cancelDelay clears a pending one', async () => {
     const [promise, timer] = probe.delay(1);
     await promise;
@@ -140,7 +140,7 @@ describe('probe_web.js: delay and now', () => {
   });
 });
 
-describe('probe_web.js: captureRequest and releaseRequest', () => {
+describe('probe.js: captureRequest and releaseRequest', () => {
   const realAdapter = { name: 'adapter' };
   class FakeGpu { requestAdapter(options) { this.seen = options; return Promise.resolve(realAdapter); } }
 
@@ -186,7 +186,7 @@ describe('probe_web.js: captureRequest and releaseRequest', () => {
   });
 });
 
-describe('probe_web.js: verifyDevice', () => {
+describe('probe.js: verifyDevice', () => {
   test('destroys the device it gets', async () => {
     let destroyed = false;
     const adapter = { requestDevice: async () => ({ destroy() { destroyed = true; } }) };

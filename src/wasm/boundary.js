@@ -1,4 +1,4 @@
-// The JavaScript half of the boundary (src/wasm_api.rs): a JS value becomes
+// The JavaScript half of the boundary (src/wasm/api.rs): a JS value becomes
 // JSON text in one call, without crossing into the module for every key.
 //
 // JSON.stringify would silently drop a function or a symbol property, print a

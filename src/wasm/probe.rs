@@ -12,7 +12,7 @@
 //! bounds the whole probe. Nothing is cached: every call probes afresh.
 //!
 //! The reading, the capture of the request, the timer and the clock are in
-//! `probe_web.js`: one call each instead of a boundary crossing per property.
+//! `probe.js`: one call each instead of a boundary crossing per property.
 
 use std::future::{Future, poll_fn};
 use std::pin::pin;
@@ -22,10 +22,10 @@ use js_sys::{Array, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use super::api::{js_error, json_text, target_from, to_js};
 use crate::json::{from_json, to_json};
 use crate::probe::{AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report};
 use crate::target::Target;
-use crate::wasm_api::{js_error, json_text, target_from, to_js};
 
 fn get(object: &JsValue, key: &str) -> JsValue {
     Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
@@ -35,7 +35,7 @@ fn absent(value: &JsValue) -> bool {
     value.is_undefined() || value.is_null()
 }
 
-#[wasm_bindgen(module = "/src/probe_web.js")]
+#[wasm_bindgen(module = "/src/wasm/probe.js")]
 extern "C" {
     /// Info, features and limits of a `GPUAdapter` as JSON text (an `AdapterReport`).
     #[wasm_bindgen(js_name = readAdapter)]
@@ -143,7 +143,7 @@ fn adapter_options(options: &ProbeOptions) -> wgpu::RequestAdapterOptions<'stati
 type Captured = Option<Result<Promise, JsValue>>;
 
 /// Starts wgpu's adapter request, capturing the `requestAdapter()` promise it
-/// makes: `navigator.gpu.requestAdapter` is wrapped (in `probe_web.js`) for
+/// makes: `navigator.gpu.requestAdapter` is wrapped (in `probe.js`) for
 /// the duration of that synchronous call only, then put back. One request
 /// serves both wgpu (which decides) and us (who read info, features and limits
 /// off the same adapter). A call that throws is turned into a rejection, so it
@@ -162,7 +162,7 @@ fn start_wgpu_request(
         Err(thrown) => Some(Err(thrown)),
     };
     // wgpu's adapter is dropped once it has answered: `verifyDevice` asks the
-    // same GPUAdapter for a device from the JS half (`probe_web.js`), which
+    // same GPUAdapter for a device from the JS half (`probe.js`), which
     // keeps wgpu's device machinery (some 4 KB gzipped) out of the module.
     let outcome = async move { request.await.map(drop).map_err(|error| error.to_string()) };
     Ok((outcome, captured))
@@ -318,7 +318,7 @@ pub fn resolve(
     #[wasm_bindgen(unchecked_param_type = "ProbeReport")] report: JsValue,
 ) -> Result<JsValue, JsValue> {
     let target = target_from(&target).map_err(js_error)?;
-    let report = crate::wasm_api::required(&report, "a probe report").map_err(js_error)?;
+    let report = super::api::required(&report, "a probe report").map_err(js_error)?;
     let report: ProbeReport = from_json(&report).map_err(|e| js_error(e.under("report")))?;
     Ok(to_js(&to_json(&resolve_report(&target, &report))))
 }

@@ -1,4 +1,4 @@
-// The JavaScript half of the browser probe (src/probe_web.rs): reads what a
+// The JavaScript half of the browser probe (src/wasm/probe.rs): reads what a
 // GPUAdapter offers, in WebGPU spelling, as JSON text for the core's strict
 // parser. One call instead of some eighty property reads across the boundary.
 // Also the capture of wgpu's `requestAdapter()` call, the timer and the clock.

@@ -1,19 +1,25 @@
 //! Strict JSON in, deterministic JSON out. Every JSON form enters through
-//! `from_json`, which turns serde's failures into `Error`s with a code and a
-//! path such as `capsules[3].trustLevel`.
+//! `from_json`, which reads the text into a `Json` document (`document`), then
+//! the typed value from it (`de`), and turns the reader's failures (`error`)
+//! into `Error`s with a code and a path such as `capsules[3].trustLevel`.
+
+mod de;
+mod document;
+mod error;
+
+pub(crate) use document::Json;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::strict::{self, Json};
 
 /// Parses `text` as a `T`, rejecting unknown fields, wrong types, missing
 /// required fields, duplicate fields, bad spellings and trailing text.
 pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T> {
     // Only the typed read is generic; parsing and error conversion are
     // compiled once, not once per `T`.
-    strict::deserialize(parse_document(text)?).map_err(into_error)
+    de::deserialize(parse_document(text)?).map_err(into_error)
 }
 
 /// Reads `text` into a `Json` document (no trailing text allowed).
@@ -26,7 +32,7 @@ fn parse_document(text: &str) -> Result<Json<'_>> {
 }
 
 #[inline(never)]
-fn into_error(error: strict::Error) -> Error {
+fn into_error(error: error::Error) -> Error {
     let error = error.into_failure();
     Error { code: error.code, path: error.path.unwrap_or_default(), message: error.message, expected: error.expected }
 }

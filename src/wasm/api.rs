@@ -60,7 +60,7 @@ pub(crate) fn js_error(mut error: Error) -> JsValue {
     js.into()
 }
 
-#[wasm_bindgen(module = "/src/boundary.js")]
+#[wasm_bindgen(module = "/src/wasm/boundary.js")]
 extern "C" {
     /// `JSON.stringify` with a replacer that turns functions, symbols, BigInts
     /// and non-finite numbers into null: a string, or `undefined` where JSON

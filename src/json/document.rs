@@ -1,0 +1,148 @@
+//! The strict JSON document: objects in document order (a repeated key is
+//! kept, for the reader to report), strings and keys borrowed from the text
+//! where they have no escapes.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Unexpected, Visitor};
+
+/// A parsed JSON value with objects kept in document order; its strings and
+/// keys borrow from the text `'de` where they have no escapes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Json<'de> {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    String(Cow<'de, str>),
+    Array(Vec<Json<'de>>),
+    Object(Vec<(Cow<'de, str>, Json<'de>)>),
+}
+
+impl<'de> de::Deserialize<'de> for Json<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(JsonVisitor)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Json<'de>, E> {
+        Ok(Json::Null)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Json<'de>, E> {
+        Ok(Json::Bool(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Json<'de>, E> {
+        Ok(Json::Number(v.into()))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Json<'de>, E> {
+        Ok(Json::Number(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Json<'de>, E> {
+        // serde_json's parser refuses a number beyond f64's range itself
+        // (`number out of range`), so `v` is finite and `from_f64` succeeds.
+        // Not an error here: any serde_json error constructor links its
+        // message parsing (some 4 KB of string searching) for this case.
+        Ok(serde_json::Number::from_f64(v).map_or(Json::Null, Json::Number))
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Json<'de>, E> {
+        Ok(Json::String(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Json<'de>, E> {
+        Ok(Json::String(Cow::Owned(v.to_string())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Json<'de>, E> {
+        Ok(Json::String(Cow::Owned(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
+        // Repeated keys are kept: `StrictValue` reports them with their path.
+        let mut fields = Vec::new();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            fields.push((key, map.next_value()?));
+        }
+        Ok(Json::Object(fields))
+    }
+}
+
+/// Reads an object key, borrowed from the text where it has no escapes
+/// (serde's own `Cow<str>` always copies).
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+}
+
+/// Writes the document back, objects in document order.
+impl serde::Serialize for Json<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Json::Null => serializer.serialize_unit(),
+            Json::Bool(b) => serializer.serialize_bool(*b),
+            Json::Number(n) => n.serialize(serializer),
+            Json::String(s) => serializer.serialize_str(s),
+            Json::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Json::Object(fields) => {
+                let mut map = serializer.serialize_map(Some(fields.len()))?;
+                for (key, value) in fields {
+                    map.serialize_entry(key, value)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl Json<'_> {
+    pub(super) fn unexpected(&self) -> Unexpected<'_> {
+        match self {
+            Json::Null => Unexpected::Unit,
+            Json::Bool(b) => Unexpected::Bool(*b),
+            Json::Number(n) => match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => Unexpected::Unsigned(u),
+                (_, Some(i)) => Unexpected::Signed(i),
+                _ => Unexpected::Other("a fractional number"),
+            },
+            Json::String(s) => Unexpected::Str(s),
+            Json::Array(_) => Unexpected::Seq,
+            Json::Object(_) => Unexpected::Map,
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! What a WebGPU adapter offers and what a capsule may require of it, in
+//! WebGPU spelling, and the one rule that compares them. A leaf: the probe
+//! fills `WebGpuCapabilities`, the availability carries them, the planner
+//! checks `WebGpuRequirements` against them.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What an adapter offers, in WebGPU spelling.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
+pub struct WebGpuCapabilities {
+    /// Feature names, sorted (e.g. `shader-f16`).
+    pub features: Vec<String>,
+    /// Limits by name (e.g. `maxStorageBufferBindingSize`).
+    #[cfg_attr(browser, tsify(type = "Record<string, number>"))]
+    pub limits: BTreeMap<String, u64>,
+}
+
+/// What a capsule needs from the WebGPU adapter. Limits named `min…` (the
+/// alignments) are maxima the adapter must not exceed; every other limit is a
+/// minimum the adapter must reach.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
+pub struct WebGpuRequirements {
+    #[cfg_attr(browser, tsify(optional))]
+    pub features: Vec<String>,
+    #[cfg_attr(browser, tsify(optional, type = "Record<string, number>"))]
+    pub limits: BTreeMap<String, u64>,
+}
+
+/// The first requirement an adapter does not meet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unmet<'a> {
+    Feature(&'a str),
+    Limit { name: &'a str, needed: u64, offered: Option<u64> },
+}
+
+impl WebGpuRequirements {
+    /// `None` when `capabilities` meet every requirement.
+    pub fn first_unmet<'a>(&'a self, capabilities: &WebGpuCapabilities) -> Option<Unmet<'a>> {
+        if let Some(feature) = self.features.iter().find(|f| !capabilities.features.contains(f)) {
+            return Some(Unmet::Feature(feature));
+        }
+        self.limits.iter().find_map(|(name, &needed)| {
+            let offered = capabilities.limits.get(name).copied();
+            let met = offered.is_some_and(|value| LimitBound::of(name).is_met(value, needed));
+            (!met).then_some(Unmet::Limit { name, needed, offered })
+        })
+    }
+}
+
+/// Which way a WebGPU limit bounds what an adapter offers: the one rule for a
+/// limit's direction. Limits named `min…` (the alignments) are maxima: the
+/// adapter's value must not exceed what a capsule needs. Every other limit is
+/// a minimum the adapter must reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitBound {
+    /// The adapter must offer at least the value needed.
+    AtLeast,
+    /// The adapter's value must be at most the value needed (`min…` limits).
+    AtMost,
+}
+
+impl LimitBound {
+    /// The direction of the limit called `name`.
+    pub fn of(name: &str) -> Self {
+        if name.starts_with("min") { Self::AtMost } else { Self::AtLeast }
+    }
+
+    /// Whether an adapter offering `offered` meets a need of `needed`.
+    pub fn is_met(self, offered: u64, needed: u64) -> bool {
+        match self {
+            Self::AtLeast => offered >= needed,
+            Self::AtMost => offered <= needed,
+        }
+    }
+
+    /// `at least` or `at most`, for messages.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::AtLeast => "at least",
+            Self::AtMost => "at most",
+        }
+    }
+}
