@@ -1,0 +1,72 @@
+//! Integration tests of every rule of `SPEC.md`, through the public Rust API:
+//! the spellings of §1, targets and presets of §2, availability, configs and
+//! trust of §4, admissibility and the planner of §5, and the plan request of
+//! §6 (validation and strict JSON errors). Tables mirror the SPEC's tables so
+//! that a reader can check one against the other.
+//!
+//! One module per section of the contract (`docs/contract.md`).
+
+mod availability;
+mod planner;
+mod request;
+mod spellings;
+mod targets;
+
+use backend_targets::*;
+use backend_targets::{from_json, to_json};
+
+use BackendOp as Op;
+use Device as D;
+use Provider as P;
+
+// Capsules, configs and verdicts shared by the sections.
+
+/// An admissible-everywhere capsule on `cpu` from `reference`: verified, with
+/// a backend VJP (so it serves `none`, `torchLeanTape` and `backendVJP`).
+fn cpu_capsule(name: &str, op: BackendOp) -> KernelCapsule {
+    capsule(name, op, P::Reference, D::Cpu)
+}
+
+fn capsule(name: &str, op: BackendOp, provider: Provider, device: Device) -> KernelCapsule {
+    KernelCapsule {
+        name: name.to_string(),
+        op,
+        provider,
+        device,
+        trust_level: TrustLevel::Verified,
+        supports_forward: true,
+        vjp_mode: VJPMode::BackendVjp,
+        requires: None,
+    }
+}
+
+fn config(device: Device, backend: BackendPreference) -> ExecutionConfig {
+    ExecutionConfig { device, backend, ..Default::default() }
+}
+
+fn everything() -> Availability {
+    Availability { devices: Device::ALL.to_vec(), providers: Provider::ALL.to_vec(), web_gpu: None }
+}
+
+/// The reason the planner gives for the only capsule of `catalog`'s op.
+fn first_reason(
+    catalog: &[KernelCapsule],
+    op: BackendOp,
+    config: &ExecutionConfig,
+    availability: &Availability,
+) -> Option<RejectionReason> {
+    let result = Planner::new(catalog, availability).plan(&[op], &[*config], PlanMode::WholePlan);
+    let candidate = &result.attempts[0].ops[0].candidates[0];
+    assert_eq!(candidate.verdict == Verdict::Rejected, candidate.reason.is_some());
+    candidate.reason
+}
+
+/// The chosen capsule name of each op, or the failure messages.
+fn chosen(
+    ops: &[BackendOp],
+    config: &ExecutionConfig,
+    availability: &Availability,
+    catalog: &[KernelCapsule],
+) -> Result<Vec<String>, Vec<String>> {
+    plan_ops(ops, config, availability, catalog).map(|kernels| kernels.into_iter().map(|k| k.capsule).collect())
+}
