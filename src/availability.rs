@@ -36,10 +36,12 @@ impl Availability {
         self.has_device(device) && self.has_provider(provider)
     }
 
+    /// Whether `device` is among the devices.
     pub fn has_device(&self, device: Device) -> bool {
         self.devices.contains(&device)
     }
 
+    /// Whether `provider` is among the providers.
     pub fn has_provider(&self, provider: Provider) -> bool {
         self.providers.contains(&provider)
     }

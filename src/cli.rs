@@ -17,8 +17,11 @@ use crate::schema::SchemaName;
 use crate::target::{Preset, PresetOptions, presets};
 use crate::vocab::{Architecture, OperatingSystem};
 
+/// Exit status: done, or planned.
 pub const EXIT_OK: i32 = 0;
+/// Exit status: not plannable (the explanation is on stdout).
 pub const EXIT_NOT_PLANNABLE: i32 = 1;
+/// Exit status: invalid input or usage (one line on stderr).
 pub const EXIT_INVALID: i32 = 2;
 
 const HELP: &str = "\
@@ -43,18 +46,35 @@ Options:
 Exit status: 0 done, 1 not plannable (explanation on stdout), 2 invalid input or usage.
 ";
 
-const PRESET_HELP: &str = "\
+/// `target --help`: the preset list and which preset takes which option,
+/// from the preset table.
+fn preset_help() -> String {
+    let takers = |option: &str| {
+        let names: Vec<&str> =
+            Preset::ALL.iter().filter(|p| p.parameters().names().contains(&option)).map(|p| p.as_str()).collect();
+        names.join(", ")
+    };
+    let presets: Vec<&str> = Preset::SPELLINGS.to_vec();
+    format!(
+        "\
 Usage: backend-targets target|availability <PRESET> [--os OS] [--arch ARCH] [--enable-libtorch] [--pretty]
        backend-targets availability - [--pretty]     (reads a Target from stdin)
 
-Presets: portableCpu, linuxCpu, macOSCpu, windowsCpu, linuxCuda, windowsCuda, linuxRocm,
-         macOSMetal, wasm, linuxTpu, linuxTrainium, customChip, external
+Presets: {}
 
 Options (each only where the preset takes it):
-  --os OS             portableCpu, customChip, external (linux, macOS, windows, wasi, unknown)
-  --arch ARCH         those three and linuxCpu, macOSCpu, windowsCpu (x86_64, aarch64, wasm32, unknown)
-  --enable-libtorch   linuxCuda, windowsCuda
-";
+  --os OS             {} ({})
+  --arch ARCH         {} ({})
+  --enable-libtorch   {}
+",
+        presets.join(", "),
+        takers("os"),
+        OperatingSystem::SPELLINGS.join(", "),
+        takers("arch"),
+        Architecture::SPELLINGS.join(", "),
+        takers("enableLibTorch"),
+    )
+}
 
 const PLAN_HELP: &str = "\
 Usage: backend-targets plan [--request FILE] [--pretty]
@@ -79,8 +99,11 @@ Prints a JSON array of { name, target } for the 13 presets, with default paramet
 /// What one run printed and its exit status.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
+    /// What the command wrote to stdout.
     pub stdout: String,
+    /// What the command wrote to stderr.
     pub stderr: String,
+    /// The exit status.
     pub status: i32,
 }
 
@@ -205,7 +228,7 @@ fn preset_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read, availabilit
     while let Some(arg) = parser.next().map_err(usage_error)? {
         match arg {
             Long("pretty") => output.pretty = true,
-            Short('h') | Long("help") => return help(PRESET_HELP),
+            Short('h') | Long("help") => return help(&preset_help()),
             Long("os") => {
                 let value = text_arg(parser.value().map_err(usage_error)?, "--os")?;
                 options.os = Some(value.parse::<OperatingSystem>().map_err(|e| e.under("--os"))?);

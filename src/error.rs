@@ -56,6 +56,7 @@ pub struct Error {
 }
 
 impl Error {
+    /// An error of kind `code` at `path`, with a sentence.
     pub fn new(code: ErrorCode, path: impl Into<String>, message: impl Into<String>) -> Self {
         Self { code, path: path.into(), message: message.into(), expected: Vec::new() }
     }
@@ -107,4 +108,5 @@ pub(crate) fn reject_repeats<T: PartialEq + std::fmt::Display>(values: &[T], pat
     Ok(())
 }
 
+/// The crate's `Result`: an `Error` on failure.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -66,6 +66,9 @@ spelled_enum! {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
+// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// on one would change the published JSON Schema.
+#[allow(missing_docs)]
 pub struct Candidate {
     pub capsule: String,
     /// Position of the capsule in the catalog.
@@ -91,6 +94,9 @@ pub struct Candidate {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
+// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// on one would change the published JSON Schema.
+#[allow(missing_docs)]
 pub struct OpExplanation {
     pub op: BackendOp,
     /// Position of the op in the request's `ops`.
@@ -113,6 +119,9 @@ pub struct OpExplanation {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
+// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// on one would change the published JSON Schema.
+#[allow(missing_docs)]
 pub struct ConfigAttempt {
     pub config_index: usize,
     #[cfg_attr(browser, tsify(type = "Required<ExecutionConfig>"))]
@@ -130,6 +139,9 @@ pub struct ConfigAttempt {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
+// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// on one would change the published JSON Schema.
+#[allow(missing_docs)]
 pub struct Kernel {
     pub op: BackendOp,
     pub capsule: String,
@@ -145,6 +157,9 @@ pub struct Kernel {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
+// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// on one would change the published JSON Schema.
+#[allow(missing_docs)]
 pub struct PlanResult {
     pub ok: bool,
     pub mode: PlanMode,
@@ -281,6 +296,7 @@ struct OpOutcome {
 }
 
 impl<'a> Planner<'a> {
+    /// A planner over `catalog`, admitting what `availability` offers.
     pub fn new(catalog: &'a [KernelCapsule], availability: &'a Availability) -> Self {
         let mut by_op = vec![Vec::new(); BackendOp::ALL.len()];
         for (index, capsule) in catalog.iter().enumerate() {

@@ -59,6 +59,7 @@ pub struct ProbeOptions {
     pub timeout_ms: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(browser, tsify(optional))]
+    /// WebGPU's `powerPreference` hint; absent leaves the choice to the browser.
     pub power_preference: Option<PowerPreference>,
     /// Ask for a fallback (software) adapter only. Default false.
     pub force_fallback_adapter: bool,
@@ -67,6 +68,7 @@ pub struct ProbeOptions {
     pub verify_device: bool,
 }
 
+/// `ProbeOptions::timeout_ms` when not given.
 pub const DEFAULT_PROBE_TIMEOUT_MS: u32 = 2000;
 
 impl Default for ProbeOptions {
@@ -86,9 +88,13 @@ impl Default for ProbeOptions {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct AdapterInfo {
+    /// `GPUAdapterInfo.vendor`.
     pub vendor: String,
+    /// `GPUAdapterInfo.architecture`.
     pub architecture: String,
+    /// `GPUAdapterInfo.device`.
     pub device: String,
+    /// `GPUAdapterInfo.description`.
     pub description: String,
 }
 
@@ -98,6 +104,7 @@ pub struct AdapterInfo {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct AdapterReport {
+    /// What the adapter says of itself.
     pub info: AdapterInfo,
     /// A fallback (software) adapter, such as SwiftShader.
     pub is_fallback_adapter: bool,
@@ -123,6 +130,7 @@ impl AdapterReport {
 pub struct ProbeReport {
     /// Whether WebGPU is usable: `reason` is `adapter-available`.
     pub available: bool,
+    /// Why the probe ended as it did.
     pub reason: ProbeReason,
     /// The outcome as a sentence (with the browser's message, if any).
     pub message: String,
@@ -130,11 +138,13 @@ pub struct ProbeReport {
     pub api_present: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(browser, tsify(optional))]
+    /// The adapter that answered, if one did.
     pub adapter: Option<AdapterReport>,
     /// With `verifyDevice`: whether a device was obtained.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(browser, tsify(optional))]
     pub device_verified: Option<bool>,
+    /// The bound the probe ran under, in milliseconds.
     pub timeout_ms: u32,
     /// How long the probe took.
     pub elapsed_ms: f64,
@@ -161,9 +171,13 @@ impl ProbeReport {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct FeatureChange {
+    /// The feature decided.
     pub feature: BuildFeature,
+    /// Kept or dropped.
     pub action: FeatureAction,
+    /// The probe's outcome that decided it.
     pub reason: ProbeReason,
+    /// The decision as a sentence.
     pub detail: String,
 }
 
@@ -187,6 +201,7 @@ pub struct Resolution {
     pub changes: Vec<FeatureChange>,
     /// Features kept exactly as declared: a browser cannot probe them.
     pub as_declared: Vec<BuildFeature>,
+    /// The probe's report.
     pub probe: ProbeReport,
 }
 

@@ -12,6 +12,9 @@ use crate::vocab::{Accelerator, Architecture, BuildFeature, Device, OperatingSys
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
+// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// on one would change the published JSON Schema.
+#[allow(missing_docs)]
 pub struct Target {
     pub os: OperatingSystem,
     pub arch: Architecture,
@@ -56,90 +59,143 @@ impl Target {
     pub fn validate(&self, path: &str) -> Result<()> {
         reject_repeats(&self.features, &join_path(path, "features"))
     }
-
-    fn shape(os: OperatingSystem, arch: Architecture, accelerator: Accelerator, features: &[BuildFeature]) -> Self {
-        Self { os, arch, accelerator, features: features.to_vec() }
-    }
-
-    /// Portable CPU/reference target.
-    pub fn portable_cpu(os: OperatingSystem, arch: Architecture) -> Self {
-        Self::shape(os, arch, Accelerator::None, &[])
-    }
-    /// Linux CPU/reference target.
-    pub fn linux_cpu(arch: Architecture) -> Self {
-        Self::shape(OperatingSystem::Linux, arch, Accelerator::None, &[])
-    }
-    /// macOS CPU/reference target.
-    pub fn macos_cpu(arch: Architecture) -> Self {
-        Self::shape(OperatingSystem::MacOS, arch, Accelerator::None, &[])
-    }
-    /// Windows CPU/reference target.
-    pub fn windows_cpu(arch: Architecture) -> Self {
-        Self::shape(OperatingSystem::Windows, arch, Accelerator::None, &[])
-    }
-    /// Linux CUDA target with native CUDA provider features.
-    pub fn linux_cuda(enable_libtorch: bool) -> Self {
-        Self::cuda(OperatingSystem::Linux, enable_libtorch)
-    }
-    /// Windows CUDA target shape.
-    pub fn windows_cuda(enable_libtorch: bool) -> Self {
-        Self::cuda(OperatingSystem::Windows, enable_libtorch)
-    }
-    fn cuda(os: OperatingSystem, enable_libtorch: bool) -> Self {
-        use BuildFeature::*;
-        let mut target = Self::shape(os, Architecture::X86_64, Accelerator::Cuda, &[NativeCuda, CuBlas, CuFft]);
-        if enable_libtorch {
-            target.features.push(LibTorch);
-        }
-        target
-    }
-    /// Linux ROCm target shape.
-    pub fn linux_rocm() -> Self {
-        Self::shape(OperatingSystem::Linux, Architecture::X86_64, Accelerator::Rocm, &[])
-    }
-    /// macOS target for Metal/MPS capsules.
-    pub fn macos_metal() -> Self {
-        Self::shape(OperatingSystem::MacOS, Architecture::Aarch64, Accelerator::Metal, &[BuildFeature::Mps])
-    }
-    /// WASM target for browser or WASI-style execution (declares `webGpu`).
-    pub fn wasm() -> Self {
-        Self::shape(OperatingSystem::Wasi, Architecture::Wasm32, Accelerator::Wasm, &[BuildFeature::WebGpu])
-    }
-    /// TPU/XLA target shape.
-    pub fn linux_tpu() -> Self {
-        Self::shape(OperatingSystem::Linux, Architecture::X86_64, Accelerator::Tpu, &[BuildFeature::Xla])
-    }
-    /// AWS Trainium/Neuron target shape.
-    pub fn linux_trainium() -> Self {
-        Self::shape(OperatingSystem::Linux, Architecture::X86_64, Accelerator::Trainium, &[BuildFeature::Neuron])
-    }
-    /// A first-party or lab-specific accelerator with its own capsule provider.
-    pub fn custom_chip(os: OperatingSystem, arch: Architecture) -> Self {
-        Self::shape(os, arch, Accelerator::Custom, &[BuildFeature::CustomChip])
-    }
-    /// A caller-supplied accelerator provider.
-    pub fn external(os: OperatingSystem, arch: Architecture) -> Self {
-        Self::shape(os, arch, Accelerator::External, &[BuildFeature::ExternalProvider])
-    }
 }
 
-spelled_enum! {
-    /// The 13 presets of the seed, in its order.
-    pub enum Preset {
-        PortableCpu = "portableCpu",
-        LinuxCpu = "linuxCpu",
-        MacOSCpu = "macOSCpu",
-        WindowsCpu = "windowsCpu",
-        LinuxCuda = "linuxCuda",
-        WindowsCuda = "windowsCuda",
-        LinuxRocm = "linuxRocm",
-        MacOSMetal = "macOSMetal",
-        Wasm = "wasm",
-        LinuxTpu = "linuxTpu",
-        LinuxTrainium = "linuxTrainium",
-        CustomChip = "customChip",
-        External = "external",
-    }
+/// The 13 presets of the seed, in its order: the one table from which the
+/// `Preset` vocabulary, each preset's parameters and defaults, `build`, the
+/// `Target` constructors, the JS preset functions (the `wasm` edge calls this
+/// macro with its own callback) and the command's list all come.
+///
+/// A row: `Variant = "spelling" (js "jsName", fn constructor): Parameters,
+/// os O, arch A, accelerator X, features [..]`. `Parameters` names which of
+/// `os`/`arch` the caller may set (their values here are then the defaults;
+/// otherwise they are fixed); `EnableLibTorch` appends `libTorch` on request.
+macro_rules! preset_table {
+    ($callback:ident) => {
+        $callback! {
+            /// Portable CPU/reference target.
+            PortableCpu = "portableCpu" (js "portableCpu", fn portable_cpu):
+                OsArch, os Unknown, arch Unknown, accelerator None, features [];
+            /// Linux CPU/reference target.
+            LinuxCpu = "linuxCpu" (js "linuxCpu", fn linux_cpu):
+                Arch, os Linux, arch X86_64, accelerator None, features [];
+            /// macOS CPU/reference target.
+            MacOSCpu = "macOSCpu" (js "macOSCpu", fn macos_cpu):
+                Arch, os MacOS, arch Aarch64, accelerator None, features [];
+            /// Windows CPU/reference target.
+            WindowsCpu = "windowsCpu" (js "windowsCpu", fn windows_cpu):
+                Arch, os Windows, arch X86_64, accelerator None, features [];
+            /// Linux CUDA target with native CUDA provider features (+ libTorch on request).
+            LinuxCuda = "linuxCuda" (js "linuxCuda", fn linux_cuda):
+                EnableLibTorch, os Linux, arch X86_64, accelerator Cuda, features [NativeCuda, CuBlas, CuFft];
+            /// Windows CUDA target shape (+ libTorch on request).
+            WindowsCuda = "windowsCuda" (js "windowsCuda", fn windows_cuda):
+                EnableLibTorch, os Windows, arch X86_64, accelerator Cuda, features [NativeCuda, CuBlas, CuFft];
+            /// Linux ROCm target shape for AMD/HIP capsules.
+            LinuxRocm = "linuxRocm" (js "linuxRocm", fn linux_rocm):
+                None, os Linux, arch X86_64, accelerator Rocm, features [];
+            /// macOS target for Metal/MPS capsules.
+            MacOSMetal = "macOSMetal" (js "macOSMetal", fn macos_metal):
+                None, os MacOS, arch Aarch64, accelerator Metal, features [Mps];
+            /// WASM target for browser or WASI-style execution (declares `webGpu`;
+            /// `detect()` probes it). In JS `wasmPreset`, exported as `wasm` by the
+            /// package entries (wasm-bindgen's glue reserves that name).
+            Wasm = "wasm" (js "wasmPreset", fn wasm):
+                None, os Wasi, arch Wasm32, accelerator Wasm, features [WebGpu];
+            /// TPU/XLA target shape.
+            LinuxTpu = "linuxTpu" (js "linuxTpu", fn linux_tpu):
+                None, os Linux, arch X86_64, accelerator Tpu, features [Xla];
+            /// AWS Trainium/Neuron target shape.
+            LinuxTrainium = "linuxTrainium" (js "linuxTrainium", fn linux_trainium):
+                None, os Linux, arch X86_64, accelerator Trainium, features [Neuron];
+            /// A first-party or lab-specific accelerator with its own capsule provider.
+            CustomChip = "customChip" (js "customChip", fn custom_chip):
+                OsArch, os Linux, arch Unknown, accelerator Custom, features [CustomChip];
+            /// A caller-supplied accelerator provider.
+            External = "external" (js "external", fn external):
+                OsArch, os Unknown, arch Unknown, accelerator External, features [ExternalProvider];
+        }
+    };
+}
+#[cfg(browser)]
+pub(crate) use preset_table;
+
+/// The core's expansion of `preset_table!`: the vocabulary, the data rows and
+/// the constructors.
+macro_rules! define_presets {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident = $spelling:literal (js $js:literal, fn $constructor:ident):
+            $parameters:ident, os $os:ident, arch $arch:ident, accelerator $accelerator:ident,
+            features [$($feature:ident),*];
+    )+) => {
+        spelled_enum! {
+            /// The 13 presets of the seed, in its order.
+            pub enum Preset {
+                $($(#[doc = $doc])* $variant = $spelling,)+
+            }
+        }
+
+        impl Preset {
+            /// The preset's row of the table: its parameters, defaults and shape.
+            pub const fn row(self) -> PresetRow {
+                match self {
+                    $(Self::$variant => PresetRow {
+                        parameters: PresetParameters::$parameters,
+                        os: OperatingSystem::$os,
+                        arch: Architecture::$arch,
+                        accelerator: Accelerator::$accelerator,
+                        features: &[$(BuildFeature::$feature),*],
+                    },)+
+                }
+            }
+        }
+
+        impl Target {
+            $(define_presets!(@constructor $(#[doc = $doc])* $constructor, $variant, $parameters);)+
+        }
+    };
+    (@constructor $(#[doc = $doc:literal])* $constructor:ident, $variant:ident, OsArch) => {
+        $(#[doc = $doc])*
+        pub fn $constructor(os: OperatingSystem, arch: Architecture) -> Self {
+            Preset::$variant.shape(Some(os), Some(arch), false)
+        }
+    };
+    (@constructor $(#[doc = $doc:literal])* $constructor:ident, $variant:ident, Arch) => {
+        $(#[doc = $doc])*
+        pub fn $constructor(arch: Architecture) -> Self {
+            Preset::$variant.shape(None, Some(arch), false)
+        }
+    };
+    (@constructor $(#[doc = $doc:literal])* $constructor:ident, $variant:ident, EnableLibTorch) => {
+        $(#[doc = $doc])*
+        pub fn $constructor(enable_lib_torch: bool) -> Self {
+            Preset::$variant.shape(None, None, enable_lib_torch)
+        }
+    };
+    (@constructor $(#[doc = $doc:literal])* $constructor:ident, $variant:ident, None) => {
+        $(#[doc = $doc])*
+        pub fn $constructor() -> Self {
+            Preset::$variant.shape(None, None, false)
+        }
+    };
+}
+
+preset_table!(define_presets);
+
+/// One preset's row: which options it takes, and the target it builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PresetRow {
+    /// The options the preset takes.
+    pub parameters: PresetParameters,
+    /// The operating system: the default when the preset takes `os`, else fixed.
+    pub os: OperatingSystem,
+    /// The architecture: the default when the preset takes `arch`, else fixed.
+    pub arch: Architecture,
+    /// The accelerator.
+    pub accelerator: Accelerator,
+    /// The build features (before `libTorch`, which `enableLibTorch` appends).
+    pub features: &'static [BuildFeature],
 }
 
 /// The parameters a preset may take; each preset accepts only its own.
@@ -150,12 +206,15 @@ spelled_enum! {
 pub struct PresetOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(browser, tsify(optional))]
+    /// `os`, for the presets that take it.
     pub os: Option<OperatingSystem>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(browser, tsify(optional))]
+    /// `arch`, for the presets that take it.
     pub arch: Option<Architecture>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(browser, tsify(optional))]
+    /// `enableLibTorch` (appends `libTorch`), for the CUDA presets.
     pub enable_lib_torch: Option<bool>,
 }
 
@@ -164,21 +223,28 @@ pub struct PresetOptions {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
 pub struct NamedPreset {
+    /// The preset.
     pub name: Preset,
     #[cfg_attr(browser, tsify(type = "Required<Target>"))]
+    /// Its target with default parameters.
     pub target: Target,
 }
 
-/// Which options a preset takes, as their JSON/JS names.
+/// Which options a preset takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PresetParameters {
+    /// No options.
     None,
+    /// `arch`.
     Arch,
+    /// `os` and `arch`.
     OsArch,
+    /// `enableLibTorch`.
     EnableLibTorch,
 }
 
 impl PresetParameters {
+    /// The options' JSON/JS names.
     pub const fn names(self) -> &'static [&'static str] {
         match self {
             Self::None => &[],
@@ -192,19 +258,23 @@ impl PresetParameters {
 impl Preset {
     /// The parameters this preset takes.
     pub const fn parameters(self) -> PresetParameters {
-        use Preset::*;
-        match self {
-            PortableCpu | CustomChip | External => PresetParameters::OsArch,
-            LinuxCpu | MacOSCpu | WindowsCpu => PresetParameters::Arch,
-            LinuxCuda | WindowsCuda => PresetParameters::EnableLibTorch,
-            LinuxRocm | MacOSMetal | Wasm | LinuxTpu | LinuxTrainium => PresetParameters::None,
-        }
+        self.row().parameters
     }
 
     /// Builds the preset with default parameters.
     pub fn default_target(self) -> Target {
-        // Infallible: no options are given.
-        self.build(&PresetOptions::default()).unwrap_or_default()
+        self.shape(None, None, false)
+    }
+
+    /// The preset's target with the given values (callers pass only what the
+    /// preset takes; `build` checks that).
+    fn shape(self, os: Option<OperatingSystem>, arch: Option<Architecture>, enable_lib_torch: bool) -> Target {
+        let row = self.row();
+        let mut features = row.features.to_vec();
+        if enable_lib_torch {
+            features.push(BuildFeature::LibTorch);
+        }
+        Target { os: os.unwrap_or(row.os), arch: arch.unwrap_or(row.arch), accelerator: row.accelerator, features }
     }
 
     /// Builds the preset, refusing any option it does not take.
@@ -224,26 +294,7 @@ impl Preset {
                 format!("preset {self} does not take option `{name}`; it takes {takes}"),
             ));
         }
-        let os = |default| options.os.unwrap_or(default);
-        let arch = |default| options.arch.unwrap_or(default);
-        let libtorch = options.enable_lib_torch.unwrap_or(false);
-        use Architecture as A;
-        use OperatingSystem as O;
-        Ok(match self {
-            Preset::PortableCpu => Target::portable_cpu(os(O::Unknown), arch(A::Unknown)),
-            Preset::LinuxCpu => Target::linux_cpu(arch(A::X86_64)),
-            Preset::MacOSCpu => Target::macos_cpu(arch(A::Aarch64)),
-            Preset::WindowsCpu => Target::windows_cpu(arch(A::X86_64)),
-            Preset::LinuxCuda => Target::linux_cuda(libtorch),
-            Preset::WindowsCuda => Target::windows_cuda(libtorch),
-            Preset::LinuxRocm => Target::linux_rocm(),
-            Preset::MacOSMetal => Target::macos_metal(),
-            Preset::Wasm => Target::wasm(),
-            Preset::LinuxTpu => Target::linux_tpu(),
-            Preset::LinuxTrainium => Target::linux_trainium(),
-            Preset::CustomChip => Target::custom_chip(os(O::Linux), arch(A::Unknown)),
-            Preset::External => Target::external(os(O::Unknown), arch(A::Unknown)),
-        })
+        Ok(self.shape(options.os, options.arch, options.enable_lib_torch.unwrap_or(false)))
     }
 }
 

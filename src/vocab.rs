@@ -21,6 +21,9 @@ macro_rules! spelled_enum {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         #[cfg_attr(browser, derive(tsify::Tsify))]
+        // A variant is documented by its spelling in the table; a doc comment
+        // on it would also change the published JSON Schema.
+        #[allow(missing_docs)]
         $vis enum $name {
             // Read by the schema and TypeScript derives only: serde itself
             // goes through the spelling table (below).

@@ -27,6 +27,9 @@ pub struct WebGpuCapabilities {
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
+// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// on one would change the published JSON Schema.
+#[allow(missing_docs)]
 pub struct WebGpuRequirements {
     #[cfg_attr(browser, tsify(optional))]
     pub features: Vec<String>,
@@ -37,7 +40,10 @@ pub struct WebGpuRequirements {
 /// The first requirement an adapter does not meet.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unmet<'a> {
+    /// A feature the adapter lacks.
     Feature(&'a str),
+    /// A limit the adapter does not meet (`offered` is absent when it reports none).
+    #[allow(missing_docs)]
     Limit { name: &'a str, needed: u64, offered: Option<u64> },
 }
 

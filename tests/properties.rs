@@ -206,7 +206,7 @@ proptest! {
     #[test]
     fn targets_round_trip_through_json(t in target()) {
         prop_assert_eq!(parse_target(&to_json(&t)).unwrap(), t.clone());
-        prop_assert_eq!(parse_target(&backend_targets::to_json_pretty(&t)).unwrap(), t.clone());
+        prop_assert_eq!(parse_target(&to_json_pretty(&t)).unwrap(), t.clone());
         prop_assert_eq!(
             parse_availability(&to_json(&t.declared_availability())).unwrap(),
             t.declared_availability()

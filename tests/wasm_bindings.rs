@@ -68,7 +68,7 @@ fn presets_table() -> [(&'static str, PresetFn, &'static str); 13] {
         ("windowsCuda", api::windows_cuda, golden!("target-windowsCuda")),
         ("linuxRocm", api::linux_rocm, golden!("target-linuxRocm")),
         ("macOSMetal", api::macos_metal, golden!("target-macOSMetal")),
-        ("wasm", api::wasm_preset, golden!("target-wasm")),
+        ("wasm", api::wasm, golden!("target-wasm")),
         ("linuxTpu", api::linux_tpu, golden!("target-linuxTpu")),
         ("linuxTrainium", api::linux_trainium, golden!("target-linuxTrainium")),
         ("customChip", api::custom_chip, golden!("target-customChip")),
@@ -116,7 +116,7 @@ fn an_option_a_preset_does_not_take_throws_unsupported_option() {
     assert_error(api::linux_rocm(parse(r#"{"arch": "x86_64"}"#)), "unsupported-option", "arch");
     assert_error(api::linux_cpu(parse(r#"{"os": "linux"}"#)), "unsupported-option", "os");
     assert_error(api::macos_metal(parse(r#"{"enableLibTorch": true}"#)), "unsupported-option", "enableLibTorch");
-    assert_error(api::wasm_preset(parse(r#"{"os": "wasi"}"#)), "unsupported-option", "os");
+    assert_error(api::wasm(parse(r#"{"os": "wasi"}"#)), "unsupported-option", "os");
     assert_error(api::linux_cuda(parse(r#"{"arch": "aarch64"}"#)), "unsupported-option", "arch");
     let error = assert_error(api::linux_cpu(parse(r#"{"arch": "arm64"}"#)), "unknown-variant", "arch");
     assert_eq!(expected_list(&error), ["x86_64", "aarch64", "wasm32", "unknown"]);

@@ -14,7 +14,7 @@ use crate::error::{Error, ErrorCode};
 use crate::json::{from_json, to_json};
 use crate::request::{parse_target, plan_request_json};
 use crate::schema::SchemaName;
-use crate::target::{Preset, PresetOptions, Target, presets as all_presets};
+use crate::target::{Preset, PresetOptions, Target, preset_table, presets as all_presets};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_ERROR: &str = r#"
@@ -143,47 +143,41 @@ fn build_preset(preset: Preset, options: &JsValue) -> Result<JsValue, JsValue> {
     Ok(to_js(&to_json(&target)))
 }
 
+/// The edge's expansion of `preset_table!`: one JS function per preset, its
+/// options typed from the preset's parameters.
 macro_rules! preset_functions {
-    ($( $(#[doc = $doc:tt])* $rust:ident => $js:literal, $preset:ident, $options:literal; )+) => {$(
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident = $spelling:literal (js $js:literal, fn $rust:ident):
+            $parameters:ident, os $os:ident, arch $arch:ident, accelerator $accelerator:ident,
+            features [$($feature:ident),*];
+    )+) => {
+        $(preset_functions!(@function $(#[doc = $doc])* $rust, $js, $variant, $parameters);)+
+    };
+    (@function $(#[doc = $doc:literal])* $rust:ident, $js:literal, $variant:ident, OsArch) => {
+        preset_functions!(@emit $(#[doc = $doc])* $rust, $js, $variant, "{ os?: OperatingSystem; arch?: Architecture }");
+    };
+    (@function $(#[doc = $doc:literal])* $rust:ident, $js:literal, $variant:ident, Arch) => {
+        preset_functions!(@emit $(#[doc = $doc])* $rust, $js, $variant, "{ arch?: Architecture }");
+    };
+    (@function $(#[doc = $doc:literal])* $rust:ident, $js:literal, $variant:ident, EnableLibTorch) => {
+        preset_functions!(@emit $(#[doc = $doc])* $rust, $js, $variant, "{ enableLibTorch?: boolean }");
+    };
+    (@function $(#[doc = $doc:literal])* $rust:ident, $js:literal, $variant:ident, None) => {
+        preset_functions!(@emit $(#[doc = $doc])* $rust, $js, $variant, "Record<string, never>");
+    };
+    (@emit $(#[doc = $doc:literal])* $rust:ident, $js:literal, $variant:ident, $options:literal) => {
         $(#[doc = $doc])*
         #[wasm_bindgen(js_name = $js, unchecked_return_type = "Required<Target>")]
         pub fn $rust(
             #[wasm_bindgen(unchecked_optional_param_type = $options)] options: JsValue,
         ) -> Result<JsValue, JsValue> {
-            build_preset(Preset::$preset, &options)
+            build_preset(Preset::$variant, &options)
         }
-    )+};
+    };
 }
 
-preset_functions! {
-    #[doc = "Portable CPU/reference target (`os`, `arch` default `unknown`)."]
-    portable_cpu => "portableCpu", PortableCpu, "{ os?: OperatingSystem; arch?: Architecture }";
-    #[doc = "Linux CPU/reference target (`arch` default `x86_64`)."]
-    linux_cpu => "linuxCpu", LinuxCpu, "{ arch?: Architecture }";
-    #[doc = "macOS CPU/reference target (`arch` default `aarch64`)."]
-    macos_cpu => "macOSCpu", MacOSCpu, "{ arch?: Architecture }";
-    #[doc = "Windows CPU/reference target (`arch` default `x86_64`)."]
-    windows_cpu => "windowsCpu", WindowsCpu, "{ arch?: Architecture }";
-    #[doc = "Linux CUDA target: nativeCuda, cuBLAS, cuFFT (+ libTorch with `enableLibTorch`)."]
-    linux_cuda => "linuxCuda", LinuxCuda, "{ enableLibTorch?: boolean }";
-    #[doc = "Windows CUDA target: nativeCuda, cuBLAS, cuFFT (+ libTorch with `enableLibTorch`)."]
-    windows_cuda => "windowsCuda", WindowsCuda, "{ enableLibTorch?: boolean }";
-    #[doc = "Linux ROCm target shape. Takes no options."]
-    linux_rocm => "linuxRocm", LinuxRocm, "Record<string, never>";
-    #[doc = "macOS Metal target with the mps feature. Takes no options."]
-    macos_metal => "macOSMetal", MacOSMetal, "Record<string, never>";
-    #[doc = "WASM target (wasi, wasm32) declaring webGpu; `detect()` probes it. Takes no options."]
-    #[doc = "Exported as `wasm` by the package entries (wasm-bindgen's glue reserves that name)."]
-    wasm_preset => "wasmPreset", Wasm, "Record<string, never>";
-    #[doc = "TPU/XLA target shape. Takes no options."]
-    linux_tpu => "linuxTpu", LinuxTpu, "Record<string, never>";
-    #[doc = "AWS Trainium/Neuron target shape. Takes no options."]
-    linux_trainium => "linuxTrainium", LinuxTrainium, "Record<string, never>";
-    #[doc = "A first-party or lab accelerator (`os` default `linux`, `arch` default `unknown`)."]
-    custom_chip => "customChip", CustomChip, "{ os?: OperatingSystem; arch?: Architecture }";
-    #[doc = "A caller-supplied accelerator provider (`os`, `arch` default `unknown`)."]
-    external => "external", External, "{ os?: OperatingSystem; arch?: Architecture }";
-}
+preset_table!(preset_functions);
 
 /// The 13 presets with default parameters, in the seed's order.
 #[wasm_bindgen(unchecked_return_type = "NamedPreset[]")]
