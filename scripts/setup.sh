@@ -9,13 +9,16 @@ mkdir -p .tools/logs
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "rustup targets and the standard library's source"
+step "rustup targets and components (the standard library's source, rustfmt, clippy)"
 installed=$(rustup target list --installed)
 for t in wasm32-unknown-unknown wasm32-wasip1; do
   grep -qx "$t" <<<"$installed" || rustup target add "$t"
 done
 # The npm build recompiles std for size (scripts/build.sh).
-rustup component list --installed | grep -q '^rust-src' || rustup component add rust-src
+components=$(rustup component list --installed)
+for c in rust-src rustfmt clippy; do
+  grep -q "^$c" <<<"$components" || rustup component add "$c"
+done
 
 pids=(); names=()
 background() { # name, command...

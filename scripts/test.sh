@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set-up, build, then every test:
+# Set-up, the formatting and lint gates, build, then every test:
 #   native Rust: unit, integration (core, probe, CLI goldens, malformed corpus),
 #     property tests, schemas, doc tests
 #   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
@@ -13,6 +13,14 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 start=$(date +%s)
 scripts/setup.sh
+
+echo "== formatting and lints (rustfmt, clippy: native, WASI, browser)"
+cargo fmt --check
+(cd fuzz && cargo fmt --check)
+cargo clippy --all-targets --features schema -- -D warnings
+cargo clippy --all-targets --target wasm32-wasip1 -- -D warnings
+cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
+
 scripts/build.sh
 
 echo "== native Rust tests"
