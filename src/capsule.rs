@@ -21,7 +21,7 @@ pub struct KernelCapsule {
     pub device: Device,
     pub trust_level: TrustLevel,
     /// Default `true`.
-    #[serde(default = "default_true")]
+    #[serde(default = "crate::json::default_true")]
     #[cfg_attr(browser, tsify(optional))]
     pub supports_forward: bool,
     /// Default `"none"`.
@@ -33,10 +33,6 @@ pub struct KernelCapsule {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(browser, tsify(optional))]
     pub requires: Option<WebGpuRequirements>,
-}
-
-fn default_true() -> bool {
-    true
 }
 
 fn default_vjp() -> VJPMode {

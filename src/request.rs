@@ -48,13 +48,9 @@ pub struct PlanRequest {
     pub mode: PlanMode,
     /// Explain successful ops too (default `true`); failures are always
     /// explained.
-    #[serde(default = "default_true")]
+    #[serde(default = "crate::json::default_true")]
     #[cfg_attr(browser, tsify(optional))]
     pub explain: bool,
-}
-
-fn default_true() -> bool {
-    true
 }
 
 impl PlanRequest {

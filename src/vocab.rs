@@ -410,8 +410,10 @@ impl VJPMode {
     }
 }
 
-/// Declares, for each spelled vocabulary, a closure call; used by tests and
-/// the TypeScript check to walk every table.
+/// A macro callback over every spelled vocabulary: `for_each_vocabulary!(m)`
+/// expands to `m!(Type);` once per table. Hidden and not API: only the
+/// spelling test (`tests/core/spellings.rs`) calls it, to prove that no table
+/// escapes the per-variant check.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! for_each_vocabulary {

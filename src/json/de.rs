@@ -58,6 +58,8 @@ impl Where<'_> {
 }
 
 /// The index of the first key, in document order, that repeats an earlier one.
+/// serde's derive refuses a repeated struct field by itself; this pre-scan is
+/// what catches one in a map field (`limits`), which would keep the last.
 fn first_repeated(fields: &[(Cow<'_, str>, Json<'_>)]) -> Option<usize> {
     if fields.len() <= 16 {
         return (1..fields.len()).find(|&i| fields[..i].iter().any(|(k, _)| *k == fields[i].0));
@@ -138,12 +140,7 @@ impl<'a, 'de> StrictValue<'a, 'de> {
     fn deserialize_number<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let at = self.at;
         let number = self.into_number(&visitor)?;
-        match (number.as_u64(), number.as_i64()) {
-            (Some(u), _) => visitor.visit_u64(u),
-            (_, Some(i)) => visitor.visit_i64(i),
-            _ => visitor.visit_f64(number.as_f64().unwrap_or_default()),
-        }
-        .map_err(|e| at.locate(e))
+        visit_number(&number, visitor).map_err(|e| at.locate(e))
     }
 
     /// An optional field is either absent or a value: `null` is a wrong type,
@@ -174,6 +171,16 @@ impl<'a, 'de> StrictValue<'a, 'de> {
     }
 }
 
+/// Hands a number to a visitor: as an unsigned integer when it is one, else
+/// a signed one, else a float.
+fn visit_number<'de, V: Visitor<'de>>(number: &serde_json::Number, visitor: V) -> Result<V::Value, Error> {
+    match (number.as_u64(), number.as_i64()) {
+        (Some(u), _) => visitor.visit_u64(u),
+        (_, Some(i)) => visitor.visit_i64(i),
+        _ => visitor.visit_f64(number.as_f64().unwrap_or_default()),
+    }
+}
+
 /// `deserialize_i8`, ... `deserialize_f64`: each by `deserialize_number`.
 macro_rules! deserialize_numbers {
     ($($method:ident)*) => {$(
@@ -191,11 +198,7 @@ impl<'de> Deserializer<'de> for StrictValue<'_, 'de> {
         let result = match self.json {
             Json::Null => visitor.visit_unit(),
             Json::Bool(b) => visitor.visit_bool(b),
-            Json::Number(n) => match (n.as_u64(), n.as_i64()) {
-                (Some(u), _) => visitor.visit_u64(u),
-                (_, Some(i)) => visitor.visit_i64(i),
-                _ => visitor.visit_f64(n.as_f64().unwrap_or_default()),
-            },
+            Json::Number(n) => visit_number(&n, visitor),
             Json::String(s) => visitor.visit_str(&s),
             Json::Array(items) => visitor.visit_seq(Items::new(items, at)),
             Json::Object(fields) => visitor.visit_map(Fields::new(fields, at)),
@@ -360,8 +363,9 @@ impl<'de> Fields<'_, 'de> {
         self.index += 1;
         let at = self.key_at();
         if self.first_repeated == Some(index) {
-            let message = "the key appears twice in this object".to_string();
-            return Err(Error::new(ErrorCode::DuplicateField, message).at(&at.render()));
+            // The same error as serde's derive gives a repeated struct field
+            // (which it reports before this), so every object says it alike.
+            return Err(Error::duplicate_key(&self.key).at(&at.render()));
         }
         Ok(StrictValue { json, at })
     }

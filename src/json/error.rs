@@ -146,6 +146,12 @@ impl Error {
     pub(super) fn duplicate(field: &str) -> Self {
         Self::new(ErrorCode::DuplicateField, format!("duplicate field {}", quoted(field))).with_field(field)
     }
+
+    /// A repeated map key: the same sentence as a repeated struct field, for
+    /// a path that already ends in the key.
+    pub(super) fn duplicate_key(key: &str) -> Self {
+        Self::new(ErrorCode::DuplicateField, format!("duplicate field {}", quoted(key)))
+    }
 }
 
 #[cfg(test)]

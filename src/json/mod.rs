@@ -56,3 +56,8 @@ pub fn to_json_pretty<T: Serialize>(value: &T) -> String {
         Err(_) => compact,
     }
 }
+
+/// serde's default for the boolean fields that default to `true`.
+pub(crate) fn default_true() -> bool {
+    true
+}
