@@ -11,7 +11,7 @@ use crate::webgpu::WebGpuRequirements;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
-// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
 pub struct KernelCapsule {

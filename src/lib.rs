@@ -1,7 +1,7 @@
 //! Backend targets as data, their declared availability, and the explained
 //! capsule planner of `NN.Backend`, in one pure core shared by every edge:
 //! the command line (native and WASI), and the JavaScript API (browser, web
-//! worker, Node). The contract is `docs/contract.md`.
+//! worker, Node). The contract is `docs/SPEC.md`.
 //!
 //! ```
 //! use backend_targets::*;

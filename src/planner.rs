@@ -66,7 +66,7 @@ spelled_enum! {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
-// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
 pub struct Candidate {
@@ -94,7 +94,7 @@ pub struct Candidate {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
-// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
 pub struct OpExplanation {
@@ -119,7 +119,7 @@ pub struct OpExplanation {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
-// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
 pub struct ConfigAttempt {
@@ -139,7 +139,7 @@ pub struct ConfigAttempt {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
-// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
 pub struct Kernel {
@@ -157,7 +157,7 @@ pub struct Kernel {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
-// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
 pub struct PlanResult {

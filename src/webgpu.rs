@@ -27,7 +27,7 @@ pub struct WebGpuCapabilities {
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
-// Fields are named as in the JSON form (docs/contract.md); a doc comment
+// Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
 pub struct WebGpuRequirements {

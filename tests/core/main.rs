@@ -4,7 +4,7 @@
 //! §6 (validation and strict JSON errors). Tables mirror the SPEC's tables so
 //! that a reader can check one against the other.
 //!
-//! One module per section of the contract (`docs/contract.md`).
+//! One module per section of the contract (`docs/SPEC.md`).
 
 mod availability;
 mod planner;
