@@ -1,9 +1,12 @@
 //! The `backend-targets` command line: argument parsing (lexopt) and I/O over
 //! the core. Built natively and for `wasm32-wasip1`; it needs no filesystem
-//! or environment unless `--request FILE` is given.
+//! or environment unless `--request FILE` is given. `probe` and `plan
+//! --probe` run the native probe (`native`), which re-executes this command
+//! once per check (`__probe-check`, hidden); a WASI module refuses them.
 //!
-//! Exit status: 0 done (or planned), 1 not plannable (the explanation is on
-//! stdout), 2 invalid input or usage (one line on stderr, nothing on stdout).
+//! Exit status: 0 done (or planned, or probed, whatever was dropped), 1 not
+//! plannable (the explanation is on stdout), 2 invalid input or usage (one
+//! line on stderr, nothing on stdout).
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -11,10 +14,11 @@ use std::io::{Read, Write};
 use lexopt::prelude::*;
 
 use crate::error::{Error, ErrorCode};
+use crate::host::{NativeResolution, ProbedPlanResult};
 use crate::json::{to_json, to_json_pretty};
 use crate::request::{parse_plan_request, parse_target};
 use crate::schema::SchemaName;
-use crate::target::{Preset, PresetOptions, presets};
+use crate::target::{Preset, PresetOptions, Target, presets};
 use crate::vocab::{Architecture, OperatingSystem};
 
 /// Exit status: done, or planned.
@@ -34,16 +38,21 @@ Commands:
   target <PRESET> [PRESET OPTIONS]   A preset's Target
   availability <PRESET> [OPTIONS]    A preset's declared availability
   availability -                     The declared availability of a Target read from stdin
-  plan [--request FILE]              Plan a request (JSON, stdin by default)
+  plan [--request FILE] [--probe]    Plan a request (JSON, stdin by default); --probe plans
+                                     against the probed availability of its target
+  probe <PRESET> [OPTIONS]           Probe this host for a preset's accelerator and features
+  probe -                            … for a Target read from stdin
   schema <NAME>                      A JSON Schema: Target, Availability, ExecutionConfig,
-                                     KernelCapsule, PlanRequest, PlanResult
+                                     KernelCapsule, PlanRequest, PlanResult, NativeResolution,
+                                     ProbedPlanResult
 
 Options:
   --pretty      Indent the JSON output
   -h, --help    This help (also after a command)
   -V, --version The version
 
-Exit status: 0 done, 1 not plannable (explanation on stdout), 2 invalid input or usage.
+Exit status: 0 done (probe: whatever was dropped), 1 not plannable (explanation on stdout),
+2 invalid input or usage (also probe under WASI).
 ";
 
 /// `target --help`: the preset list and which preset takes which option,
@@ -77,17 +86,37 @@ Options (each only where the preset takes it):
 }
 
 const PLAN_HELP: &str = "\
-Usage: backend-targets plan [--request FILE] [--pretty]
+Usage: backend-targets plan [--request FILE] [--probe [--timeout-ms N]] [--pretty]
 
 Reads a plan request (JSON) from stdin, or from FILE, and prints the plan result.
-Exit status: 0 planned, 1 not plannable (the explanation is printed), 2 invalid input.
+--probe: probe this host for the request's target (required) and plan against the
+effective availability; the result carries the probe's resolution (`resolution`).
+Exit status: 0 planned, 1 not plannable (the explanation is printed), 2 invalid input
+(or --probe under WASI).
+";
+
+const PROBE_HELP: &str = "\
+Usage: backend-targets probe <PRESET> [PRESET OPTIONS] [--timeout-ms N] [--pretty]
+       backend-targets probe - [--timeout-ms N] [--pretty]     (reads a Target from stdin)
+
+Probes this host for the target's accelerator and features (the CUDA driver and its
+devices, cuBLAS/cuFFT/cuDNN, libtorch, the HIP runtime, Metal, TPU and Neuron devices)
+and prints the resolution: declared, effective, availability, changes (each with
+action kept/dropped/asDeclared, reason and detail) and probe (host, checks, times).
+Each check runs in a child process of this command; --timeout-ms (default 5000)
+bounds the whole probe: a hung check is killed (`timeout`), a crash is reported
+(`check-crashed`). Preset options as for `target` (see `target --help`).
+
+Exit status: 0 probed (whatever was dropped), 2 invalid input or usage, or under WASI
+(a WASI module cannot see the host's hardware).
 ";
 
 const SCHEMA_HELP: &str = "\
 Usage: backend-targets schema <NAME>
 
 Prints the JSON Schema (draft 2020-12) of a form, on one line.
-Names: Target, Availability, ExecutionConfig, KernelCapsule, PlanRequest, PlanResult
+Names: Target, Availability, ExecutionConfig, KernelCapsule, PlanRequest, PlanResult,
+       NativeResolution, ProbedPlanResult
 ";
 
 const PRESETS_HELP: &str = "\
@@ -125,6 +154,11 @@ impl Outcome {
 /// Runs the process: arguments, stdin, stdout and stderr, exit status.
 pub fn main() -> i32 {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    // A check of `probe`, in the child process that isolates it.
+    #[cfg(not(target_family = "wasm"))]
+    if args.first().is_some_and(|a| a == crate::native::HELPER_COMMAND) {
+        return crate::native::serve_check(&args.get(1).map(|a| a.to_string_lossy()).unwrap_or_default());
+    }
     let outcome = run(args, &mut std::io::stdin().lock());
     // A closed stdout or stderr is not worth a panic.
     let _ = std::io::stdout().lock().write_all(outcome.stdout.as_bytes());
@@ -133,6 +167,9 @@ pub fn main() -> i32 {
 }
 
 /// Runs one command without touching the process: for tests and embedding.
+/// `probe` and `plan --probe` run their checks in child processes of this
+/// process's executable (`std::env::current_exe`), which must answer
+/// `native::HELPER_COMMAND` as `main` does.
 pub fn run(args: Vec<OsString>, stdin: &mut dyn Read) -> Outcome {
     match dispatch(args, stdin) {
         Ok(outcome) => outcome,
@@ -189,11 +226,14 @@ fn dispatch(args: Vec<OsString>, stdin: &mut dyn Read) -> Result<Outcome, Error>
         "target" => preset_command(&mut parser, stdin, false),
         "availability" => preset_command(&mut parser, stdin, true),
         "plan" => plan_command(&mut parser, stdin),
+        "probe" => probe_command(&mut parser, stdin),
         "schema" => schema_command(&mut parser),
         "help" => Ok(Outcome::printed(HELP.to_string(), EXIT_OK)),
         other => Err(usage(
             "command",
-            format!("unknown command `{other}`, expected one of: presets, target, availability, plan, schema, help"),
+            format!(
+                "unknown command `{other}`, expected one of: presets, target, availability, plan, probe, schema, help"
+            ),
         )),
     }
 }
@@ -220,32 +260,62 @@ enum TargetSource {
     Stdin,
 }
 
-fn preset_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read, availability: bool) -> Result<Outcome, Error> {
-    let mut output = Output::default();
-    let mut source: Option<TargetSource> = None;
-    let mut options = PresetOptions::default();
-    let mut given: Vec<&'static str> = Vec::new();
-    while let Some(arg) = parser.next().map_err(usage_error)? {
+/// A `lexopt::Arg` that no longer borrows the parser (which the preset
+/// options need for their values).
+enum OwnedArg {
+    Short(char),
+    Long(String),
+    Value(OsString),
+}
+
+impl OwnedArg {
+    fn from(arg: lexopt::Arg<'_>) -> Self {
         match arg {
-            Long("pretty") => output.pretty = true,
-            Short('h') | Long("help") => return help(&preset_help()),
+            Short(c) => Self::Short(c),
+            Long(name) => Self::Long(name.to_string()),
+            Value(value) => Self::Value(value),
+        }
+    }
+
+    fn borrowed(&self) -> lexopt::Arg<'_> {
+        match self {
+            Self::Short(c) => Short(*c),
+            Self::Long(name) => Long(name),
+            Self::Value(value) => Value(value.clone()),
+        }
+    }
+}
+
+/// A target given as `<PRESET> [PRESET OPTIONS]` or `-` (stdin, when
+/// `stdin_allowed`), read one argument at a time.
+#[derive(Default)]
+struct TargetArgs {
+    source: Option<TargetSource>,
+    options: PresetOptions,
+    given: Vec<&'static str>,
+}
+
+impl TargetArgs {
+    /// Takes `arg` (a preset option or the preset), or refuses it.
+    fn take(&mut self, arg: OwnedArg, parser: &mut lexopt::Parser, stdin_allowed: bool) -> Result<(), Error> {
+        match arg.borrowed() {
             Long("os") => {
                 let value = text_arg(parser.value().map_err(usage_error)?, "--os")?;
-                options.os = Some(value.parse::<OperatingSystem>().map_err(|e| e.under("--os"))?);
-                given.push("--os");
+                self.options.os = Some(value.parse::<OperatingSystem>().map_err(|e| e.under("--os"))?);
+                self.given.push("--os");
             }
             Long("arch") => {
                 let value = text_arg(parser.value().map_err(usage_error)?, "--arch")?;
-                options.arch = Some(value.parse::<Architecture>().map_err(|e| e.under("--arch"))?);
-                given.push("--arch");
+                self.options.arch = Some(value.parse::<Architecture>().map_err(|e| e.under("--arch"))?);
+                self.given.push("--arch");
             }
             Long("enable-libtorch") => {
-                options.enable_lib_torch = Some(true);
-                given.push("--enable-libtorch");
+                self.options.enable_lib_torch = Some(true);
+                self.given.push("--enable-libtorch");
             }
-            Value(value) if source.is_none() => {
+            Value(value) if self.source.is_none() => {
                 let name = text_arg(value, "preset")?;
-                source = Some(if name == "-" && availability {
+                self.source = Some(if name == "-" && stdin_allowed {
                     TargetSource::Stdin
                 } else {
                     let preset = name.parse::<Preset>().map_err(|e| e.under("preset"))?;
@@ -254,26 +324,115 @@ fn preset_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read, availabilit
             }
             other => return Err(usage_error(other.unexpected())),
         }
+        Ok(())
     }
-    let target = match source {
-        None => return Err(usage("preset", "a preset name is required")),
-        Some(TargetSource::Stdin) => {
-            if let Some(flag) = given.first() {
-                return Err(usage(flag, "preset options do not apply to a Target read from stdin"));
+
+    /// The preset's target with its options, or the Target on stdin.
+    fn target(self, stdin: &mut dyn Read) -> Result<Target, Error> {
+        match self.source {
+            None => Err(usage("preset", "a preset name is required")),
+            Some(TargetSource::Stdin) => {
+                if let Some(flag) = self.given.first() {
+                    return Err(usage(flag, "preset options do not apply to a Target read from stdin"));
+                }
+                parse_target(&read_all(stdin)?)
             }
-            parse_target(&read_all(stdin)?)?
+            Some(TargetSource::Preset(preset)) => preset.build(&self.options).map_err(|mut e| {
+                // Name the flag the user typed, not the JSON option.
+                e.path = match e.path.as_str() {
+                    "enableLibTorch" => "--enable-libtorch".to_string(),
+                    other => format!("--{other}"),
+                };
+                e
+            }),
         }
-        Some(TargetSource::Preset(preset)) => preset.build(&options).map_err(|mut e| {
-            // Name the flag the user typed, not the JSON option.
-            e.path = match e.path.as_str() {
-                "enableLibTorch" => "--enable-libtorch".to_string(),
-                other => format!("--{other}"),
-            };
-            e
-        })?,
-    };
+    }
+}
+
+fn preset_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read, availability: bool) -> Result<Outcome, Error> {
+    let mut output = Output::default();
+    let mut args = TargetArgs::default();
+    while let Some(arg) = parser.next().map_err(usage_error)? {
+        match arg {
+            Long("pretty") => output.pretty = true,
+            Short('h') | Long("help") => return help(&preset_help()),
+            other => {
+                let other = OwnedArg::from(other);
+                args.take(other, parser, availability)?;
+            }
+        }
+    }
+    let target = args.target(stdin)?;
     let text = if availability { output.json(&target.declared_availability()) } else { output.json(&target) };
     Ok(Outcome::printed(text, EXIT_OK))
+}
+
+/// `--timeout-ms N`: 1 to 600000.
+fn timeout_arg(parser: &mut lexopt::Parser) -> Result<u32, Error> {
+    let text = text_arg(parser.value().map_err(usage_error)?, "--timeout-ms")?;
+    match text.parse::<u32>() {
+        Ok(ms) if (1..=600_000).contains(&ms) => Ok(ms),
+        _ => Err(Error::new(
+            ErrorCode::InvalidValue,
+            "--timeout-ms",
+            format!("`{text}` is not a whole number of milliseconds from 1 to 600000"),
+        )),
+    }
+}
+
+fn probe_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Outcome, Error> {
+    let mut output = Output::default();
+    let mut args = TargetArgs::default();
+    let mut timeout_ms = DEFAULT_PROBE_TIMEOUT_MS;
+    while let Some(arg) = parser.next().map_err(usage_error)? {
+        match arg {
+            Long("pretty") => output.pretty = true,
+            Short('h') | Long("help") => return help(PROBE_HELP),
+            Long("timeout-ms") => timeout_ms = timeout_arg(parser)?,
+            other => {
+                let other = OwnedArg::from(other);
+                args.take(other, parser, true)?;
+            }
+        }
+    }
+    if args.source.is_none() {
+        return Err(usage("preset", "a preset name (or `-`) is required"));
+    }
+    refuse_under_wasi("probe")?;
+    let target = args.target(stdin)?;
+    Ok(Outcome::printed(output.json(&probe_target(&target, timeout_ms)?), EXIT_OK))
+}
+
+/// The whole probe's default bound (`--timeout-ms`).
+const DEFAULT_PROBE_TIMEOUT_MS: u32 = 5000;
+
+#[cfg(not(target_family = "wasm"))]
+fn refuse_under_wasi(_what: &str) -> Result<(), Error> {
+    Ok(())
+}
+
+/// A WASI module sees only what the runtime hands it: no driver, no device.
+#[cfg(target_family = "wasm")]
+fn refuse_under_wasi(what: &str) -> Result<(), Error> {
+    Err(Error::new(
+        ErrorCode::UnsupportedPlatform,
+        what,
+        "a WASI module cannot see the host's hardware (no driver, library or device is visible to it): \
+         run the native backend-targets to probe",
+    ))
+}
+
+/// Probes `target` with each check in a child process of this executable.
+#[cfg(not(target_family = "wasm"))]
+fn probe_target(target: &Target, timeout_ms: u32) -> Result<NativeResolution, Error> {
+    let helper = std::env::current_exe()
+        .map_err(|e| Error::new(ErrorCode::Io, "", format!("cannot find this command's executable: {e}")))?;
+    Ok(crate::native::probe(target, &crate::native::Options { timeout_ms, helper: Some(helper) }))
+}
+
+#[cfg(target_family = "wasm")]
+fn probe_target(_target: &Target, _timeout_ms: u32) -> Result<NativeResolution, Error> {
+    refuse_under_wasi("probe").map(|()| unreachable!("refused above"))
 }
 
 fn read_all(reader: &mut dyn Read) -> Result<String, Error> {
@@ -285,6 +444,8 @@ fn read_all(reader: &mut dyn Read) -> Result<String, Error> {
 fn plan_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Outcome, Error> {
     let mut output = Output::default();
     let mut file: Option<OsString> = None;
+    let mut probe = false;
+    let mut timeout_ms: Option<u32> = None;
     while let Some(arg) = parser.next().map_err(usage_error)? {
         match arg {
             Long("pretty") => output.pretty = true,
@@ -292,8 +453,16 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Out
             Long("request") | Short('r') if file.is_none() => {
                 file = Some(parser.value().map_err(usage_error)?);
             }
+            Long("probe") => probe = true,
+            Long("timeout-ms") => timeout_ms = Some(timeout_arg(parser)?),
             other => return Err(usage_error(other.unexpected())),
         }
+    }
+    if timeout_ms.is_some() && !probe {
+        return Err(usage("--timeout-ms", "--timeout-ms applies only with --probe"));
+    }
+    if probe {
+        refuse_under_wasi("--probe")?;
     }
     let text = match file {
         None => read_all(stdin)?,
@@ -305,9 +474,24 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Out
             read_all(&mut handle)?
         }
     };
-    let result = parse_plan_request(&text)?.run();
+    let mut request = parse_plan_request(&text)?;
+    if !probe {
+        let result = request.run();
+        let status = if result.ok { EXIT_OK } else { EXIT_NOT_PLANNABLE };
+        return Ok(Outcome::printed(output.json(&result), status));
+    }
+    let Some(target) = request.target.take() else {
+        return Err(Error::new(
+            ErrorCode::MissingField,
+            "target",
+            "plan --probe needs the request's `target`: the availability it plans against is the target's, probed",
+        ));
+    };
+    let resolution = probe_target(&target, timeout_ms.unwrap_or(DEFAULT_PROBE_TIMEOUT_MS))?;
+    request.availability = Some(resolution.availability.clone());
+    let result = request.run();
     let status = if result.ok { EXIT_OK } else { EXIT_NOT_PLANNABLE };
-    Ok(Outcome::printed(output.json(&result), status))
+    Ok(Outcome::printed(output.json(&ProbedPlanResult { result, resolution }), status))
 }
 
 fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {

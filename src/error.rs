@@ -35,6 +35,8 @@ spelled_enum! {
         Usage = "usage",
         /// Reading the input failed.
         Io = "io",
+        /// The command cannot do this on this platform (`probe` under WASI).
+        UnsupportedPlatform = "unsupported-platform",
     }
 }
 

@@ -14,9 +14,10 @@
 //!
 //! The tree: the pure core at the top level (`vocab`, `target`,
 //! `availability`, `config`, `capsule`, `planner`, `request`, `webgpu`,
-//! `probe`, `error`, `schema`), strict JSON in `json/`, and one folder or file
+//! `probe`, `host`, `error`, `schema`), strict JSON in `json/`, and one folder or file
 //! per edge, compiled only where it belongs: `cli` (native and WASI), `wasm/`
-//! (the JS API and the browser probe, `cfg(browser)`). Every item has one
+//! (the JS API and the browser probe, `cfg(browser)`), `native/` (the native
+//! probe: loads vendor runtimes, native builds only). Every item has one
 //! public path: the core's through the re-exports below, an edge's through
 //! its module (`cli::run`, `wasm::plan`).
 
@@ -25,6 +26,8 @@ mod availability;
 mod capsule;
 mod config;
 mod error;
+#[cfg(not(browser))]
+mod host;
 mod json;
 mod planner;
 mod probe;
@@ -37,6 +40,8 @@ mod webgpu;
 // The edges.
 #[cfg(not(browser))]
 pub mod cli;
+#[cfg(not(target_family = "wasm"))]
+pub mod native;
 #[cfg(browser)]
 pub mod wasm;
 
@@ -44,6 +49,11 @@ pub use availability::Availability;
 pub use capsule::{KernelCapsule, reference_capsules};
 pub use config::{BackendPreference, ExecutionConfig};
 pub use error::{Error, ErrorCode, Result};
+#[cfg(not(browser))]
+pub use host::{
+    ChangeAction, CheckReport, HostDevice, HostReport, Isolation, NativeChange, NativeCheck, NativeReason,
+    NativeResolution, ProbedPlanResult, Subject,
+};
 pub use json::{from_json, to_json, to_json_pretty};
 pub use planner::{
     Candidate, ConfigAttempt, Kernel, OpExplanation, PlanMode, PlanResult, Planner, RejectionReason, Verdict,

@@ -1,0 +1,242 @@
+//! The native probe's data (SPEC §3 for native targets): what one check of
+//! the host found, the host report, and the declared → effective resolution
+//! with one change per accelerator or feature decided. Pure data, no OS
+//! types: the probe that fills it lives in `native` (native builds only), and
+//! `Resolution::from_changes` is the only logic, applying decided changes to
+//! a target. Not compiled for the browser, which probes `webGpu` only and
+//! answers with the `probe::Resolution` of its own.
+
+use serde::{Deserialize, Serialize};
+
+use crate::availability::Availability;
+use crate::planner::PlanResult;
+use crate::target::Target;
+use crate::vocab::{Accelerator, Architecture, BuildFeature, OperatingSystem, spelled_enum};
+
+spelled_enum! {
+    /// Why the native probe decided an accelerator or a feature as it did.
+    pub enum NativeReason {
+        /// The runtime loaded, initialised and counted at least one device.
+        DeviceAvailable = "device-available",
+        /// The library loaded.
+        LibraryAvailable = "library-available",
+        /// The driver or runtime library did not load (the loader's message says why).
+        DriverNotFound = "driver-not-found",
+        /// The driver loaded but failed to initialise (with the driver's error name).
+        DriverInitFailed = "driver-init-failed",
+        /// The runtime initialised but counted no device (or no device node exists).
+        NoDevice = "no-device",
+        /// The library did not load (not found, or a dependency missing).
+        LibraryNotFound = "library-not-found",
+        /// The feature needs an accelerator that is not declared or was dropped.
+        RequiresAccelerator = "requires-accelerator",
+        /// This operating system cannot have it (Metal off macOS).
+        UnsupportedPlatform = "unsupported-platform",
+        /// Kept as declared: nothing on the host can confirm it.
+        NotProbeable = "not-probeable",
+        /// The check did not answer within the probe's timeout.
+        Timeout = "timeout",
+        /// The check's process died (a signal, or an exit without an answer).
+        CheckCrashed = "check-crashed",
+    }
+}
+
+impl NativeReason {
+    /// Whether the check found what it looked for.
+    pub const fn is_available(self) -> bool {
+        matches!(self, Self::DeviceAvailable | Self::LibraryAvailable)
+    }
+}
+
+spelled_enum! {
+    /// What the native probe did to a declared accelerator or feature.
+    pub enum ChangeAction {
+        Kept = "kept",
+        Dropped = "dropped",
+        /// Left as declared without a check (`not-probeable`).
+        AsDeclared = "asDeclared",
+    }
+}
+
+spelled_enum! {
+    /// One check of the host; several table rows may share one.
+    pub enum NativeCheck {
+        /// The CUDA driver: `libcuda.so.1` (`nvcuda.dll`), `cuInit`, devices.
+        Cuda = "cuda",
+        CuBlas = "cuBLAS",
+        CuFft = "cuFFT",
+        CuDnn = "cuDNN",
+        /// libtorch (`$LIBTORCH/lib` first, as the Rust bindings do).
+        LibTorch = "libTorch",
+        /// The HIP runtime: `libamdhip64`, `hipInit`, devices.
+        Rocm = "rocm",
+        /// A default Metal device (macOS only).
+        Metal = "metal",
+        /// An accelerator device node and libtpu.
+        Tpu = "tpu",
+        /// A Neuron device node and the Neuron runtime (`libnrt`).
+        Neuron = "neuron",
+    }
+}
+
+spelled_enum! {
+    /// Where the checks ran.
+    pub enum Isolation {
+        /// Each check in a child process: a hang is killed at the deadline,
+        /// a crash is reported (`check-crashed`).
+        Process = "process",
+        /// Each check on a thread of the caller: a hang is abandoned at the
+        /// deadline, but a crash takes the caller down.
+        Thread = "thread",
+    }
+}
+
+/// What a change decides: `{"accelerator": "cuda"}` or `{"feature": "cuBLAS"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum Subject {
+    Accelerator(Accelerator),
+    Feature(BuildFeature),
+}
+
+/// One accelerator or feature the native probe decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NativeChange {
+    #[serde(flatten)]
+    pub subject: Subject,
+    pub action: ChangeAction,
+    pub reason: NativeReason,
+    /// The decision as a sentence.
+    pub detail: String,
+}
+
+/// A device a runtime counted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct HostDevice {
+    pub index: u32,
+    pub name: String,
+    /// CUDA's compute capability, `major.minor`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_capability: Option<String>,
+    /// Total memory in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_bytes: Option<u64>,
+}
+
+/// What one check found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CheckReport {
+    pub check: NativeCheck,
+    pub reason: NativeReason,
+    /// The outcome as a sentence (with the loader's or the driver's words).
+    pub message: String,
+    /// The file that loaded, as the dynamic loader resolved it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<String>,
+    /// The driver's version (`major.minor`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver_version: Option<String>,
+    /// The devices the runtime counted (CUDA, HIP).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<HostDevice>,
+    /// The device nodes found (TPU, Neuron).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub device_nodes: Vec<String>,
+    /// `check-crashed` by a signal: its number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// How long the check took, in milliseconds.
+    pub elapsed_ms: f64,
+}
+
+impl CheckReport {
+    /// An outcome with only a reason and a sentence.
+    pub fn new(check: NativeCheck, reason: NativeReason, message: impl Into<String>) -> Self {
+        Self {
+            check,
+            reason,
+            message: message.into(),
+            library: None,
+            driver_version: None,
+            devices: Vec::new(),
+            device_nodes: Vec::new(),
+            signal: None,
+            elapsed_ms: 0.0,
+        }
+    }
+}
+
+/// The host and what the native probe checked on it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct HostReport {
+    /// The host's operating system and architecture (the probe's build).
+    pub os: OperatingSystem,
+    pub arch: Architecture,
+    pub isolation: Isolation,
+    pub timeout_ms: u32,
+    /// How long the whole probe took, in milliseconds.
+    pub elapsed_ms: f64,
+    /// Every check run, in the table's order.
+    pub checks: Vec<CheckReport>,
+}
+
+/// A native target before and after the probe: the same shape as the
+/// browser's `Resolution` (`declared`, `effective`, `availability`,
+/// `changes`, `probe`), each change naming an accelerator or a feature.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NativeResolution {
+    /// The target as given.
+    pub declared: Target,
+    /// The target after the probe: a dropped accelerator becomes `none`,
+    /// dropped features are removed.
+    pub effective: Target,
+    /// The effective target's availability: what planning may use.
+    pub availability: Availability,
+    /// One entry per declared accelerator (unless `none`) and feature, in
+    /// declaration order, the accelerator first.
+    pub changes: Vec<NativeChange>,
+    pub probe: HostReport,
+}
+
+impl NativeResolution {
+    /// Applies decided changes to `declared`.
+    pub fn from_changes(declared: &Target, changes: Vec<NativeChange>, probe: HostReport) -> Self {
+        let mut effective = declared.clone();
+        for change in &changes {
+            if change.action != ChangeAction::Dropped {
+                continue;
+            }
+            match change.subject {
+                Subject::Accelerator(_) => effective.accelerator = Accelerator::None,
+                Subject::Feature(feature) => effective.features.retain(|&f| f != feature),
+            }
+        }
+        let availability = effective.declared_availability();
+        Self { declared: declared.clone(), effective, availability, changes, probe }
+    }
+
+    /// The change that decided `subject`, if any.
+    pub fn change(&self, subject: Subject) -> Option<&NativeChange> {
+        self.changes.iter().find(|c| c.subject == subject)
+    }
+}
+
+/// `plan --probe`: the plan result (planned against the probed availability)
+/// with the resolution that gave that availability.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ProbedPlanResult {
+    #[serde(flatten)]
+    pub result: PlanResult,
+    pub resolution: NativeResolution,
+}

@@ -1,0 +1,46 @@
+//! The Metal check: on macOS a default Metal device exists
+//! (`MTLCreateSystemDefaultDevice` through a dlopen of the Metal framework,
+//! no Objective-C runtime needed); elsewhere `unsupported-platform`.
+
+use crate::host::{CheckReport, NativeCheck, NativeReason};
+
+#[cfg(target_os = "macos")]
+pub(crate) fn check() -> CheckReport {
+    use super::cuda::symbol;
+    use super::load::open;
+    use std::ffi::{OsStr, c_void};
+
+    const METAL: &str = "/System/Library/Frameworks/Metal.framework/Metal";
+    // A command-line process gets no default device unless CoreGraphics is
+    // loaded (it registers the displays' GPUs).
+    const CORE_GRAPHICS: &str = "/System/Library/Frameworks/CoreGraphics.framework/CoreGraphics";
+    type CreateDevice = unsafe extern "C" fn() -> *mut c_void;
+
+    let check = NativeCheck::Metal;
+    if let Ok(graphics) = open(OsStr::new(CORE_GRAPHICS)) {
+        std::mem::forget(graphics.library);
+    }
+    let loaded = match open(OsStr::new(METAL)) {
+        Ok(loaded) => loaded,
+        Err(message) => {
+            return CheckReport::new(check, NativeReason::DriverNotFound, format!("Metal did not load: {message}"));
+        }
+    };
+    let mut report = match symbol::<CreateDevice>(&loaded.library, "MTLCreateSystemDefaultDevice") {
+        Err(message) => CheckReport::new(check, NativeReason::DriverInitFailed, message),
+        // SAFETY: no arguments; returns a retained `id<MTLDevice>` or nil
+        // (kept: the check's process ends soon, a thread's caller will use it).
+        Ok(create) if unsafe { create() }.is_null() => {
+            CheckReport::new(check, NativeReason::NoDevice, "MTLCreateSystemDefaultDevice answered nil")
+        }
+        Ok(_) => CheckReport::new(check, NativeReason::DeviceAvailable, "a default Metal device exists"),
+    };
+    report.library = Some(loaded.path);
+    std::mem::forget(loaded.library);
+    report
+}
+
+#[cfg(not(target_os = "macos"))]
+pub(crate) fn check() -> CheckReport {
+    CheckReport::new(NativeCheck::Metal, NativeReason::UnsupportedPlatform, "Metal exists only on macOS")
+}
