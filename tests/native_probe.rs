@@ -1,0 +1,473 @@
+//! The native probe against stand-in libraries that this suite builds from
+//! `tests/native/*.c` with the system `cc`: a CUDA driver whose behaviour
+//! `FAKE_CUDA_MODE` sets (devices, `cuInit` failing, no device, hanging,
+//! crashing), a HIP runtime (`FAKE_HIP_MODE`), and empty CUDA libraries and
+//! libtorch, found through `LD_LIBRARY_PATH` (or `LIBTORCH`). Through the
+//! command (`probe`, `plan --probe`) and the Rust API (`native::probe`, in
+//! threads and with the command as the helper). Every reason at least once.
+#![cfg(all(target_os = "linux", target_env = "gnu"))]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_backend-targets");
+
+/// The stand-ins, built once per run.
+struct StandIns {
+    /// libcuda.so.1, libamdhip64.so.6, libcublas.so.12, libcufft.so.11, libcudnn.so.9.
+    ok: PathBuf,
+    /// libcublas.so.12 that needs a libcublasLt.so.12 found nowhere.
+    broken: PathBuf,
+    /// A libtorch root: `lib/libtorch.so`.
+    libtorch: PathBuf,
+}
+
+fn cc(args: &[&str]) {
+    let status = Command::new("cc").args(args).status().expect("the system C compiler (cc)");
+    assert!(status.success(), "cc {args:?}");
+}
+
+fn stand_ins() -> &'static StandIns {
+    static BUILT: OnceLock<StandIns> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/native");
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("native-stand-ins-{}", std::process::id()));
+        let (ok, broken, deps, libtorch) =
+            (root.join("ok"), root.join("broken"), root.join("deps"), root.join("libtorch"));
+        for dir in [&ok, &broken, &deps, &libtorch.join("lib")] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        let source = |name: &str| sources.join(name).to_string_lossy().into_owned();
+        let out = |dir: &Path, name: &str| dir.join(name).to_string_lossy().into_owned();
+        let shared = |src: &str, dir: &Path, name: &str| {
+            cc(&["-shared", "-fPIC", "-o", &out(dir, name), &format!("-Wl,-soname,{name}"), &source(src)]);
+        };
+        shared("fake_cuda.c", &ok, "libcuda.so.1");
+        shared("fake_hip.c", &ok, "libamdhip64.so.6");
+        for name in ["libcublas.so.12", "libcufft.so.11", "libcudnn.so.9"] {
+            shared("empty.c", &ok, name);
+        }
+        shared("empty.c", &libtorch.join("lib"), "libtorch.so");
+        // libcublas.so.12 needing libcublasLt.so.12, which exists only at link time.
+        shared("empty.c", &deps, "libcublasLt.so.12");
+        let deps_flag = format!("-L{}", deps.display());
+        cc(&[
+            "-shared",
+            "-fPIC",
+            "-o",
+            &out(&broken, "libcublas.so.12"),
+            "-Wl,-soname,libcublas.so.12",
+            &source("empty.c"),
+            &deps_flag,
+            "-Wl,--no-as-needed",
+            "-l:libcublasLt.so.12",
+        ]);
+        StandIns { ok, broken, libtorch }
+    })
+}
+
+/// One run of the command.
+struct Run {
+    json: Value,
+    stderr: String,
+    status: i32,
+    wall: Duration,
+}
+
+/// Runs the command with only `lib_dirs` on `LD_LIBRARY_PATH` and `env` set
+/// (`LIBTORCH` and the modes unset unless given).
+fn command(args: &[&str], lib_dirs: &[&Path], env: &[(&str, &str)], stdin: &str) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for name in ["LD_LIBRARY_PATH", "LIBTORCH", "TPU_LIBRARY_PATH", "FAKE_CUDA_MODE", "FAKE_HIP_MODE"] {
+        cmd.env_remove(name);
+    }
+    let path = std::env::join_paths(lib_dirs).unwrap();
+    if !lib_dirs.is_empty() {
+        cmd.env("LD_LIBRARY_PATH", path);
+    }
+    cmd.envs(env.iter().copied());
+    let start = Instant::now();
+    let mut child = cmd.spawn().unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let output = child.wait_with_output().unwrap();
+    let wall = start.elapsed();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    Run {
+        json: if stdout.is_empty() { Value::Null } else { serde_json::from_str(&stdout).expect(&stdout) },
+        stderr: String::from_utf8(output.stderr).unwrap(),
+        status: output.status.code().expect("exited, not killed"),
+        wall,
+    }
+}
+
+fn probe(args: &[&str], lib_dirs: &[&Path], env: &[(&str, &str)]) -> Value {
+    let mut all = vec!["probe"];
+    all.extend_from_slice(args);
+    let run = command(&all, lib_dirs, env, "");
+    assert_eq!(run.status, 0, "probe {args:?}: {}", run.stderr);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    run.json
+}
+
+fn probe_target(target: Value, lib_dirs: &[&Path], env: &[(&str, &str)]) -> Value {
+    let run = command(&["probe", "-"], lib_dirs, env, &target.to_string());
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    run.json
+}
+
+/// The change that decided `key` (`accelerator` or `feature`) = `name`.
+fn change<'a>(resolution: &'a Value, key: &str, name: &str) -> &'a Value {
+    resolution["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c[key] == name)
+        .unwrap_or_else(|| panic!("no change for {key} {name}: {resolution:#}"))
+}
+
+fn decided(resolution: &Value, key: &str, name: &str) -> (String, String) {
+    let c = change(resolution, key, name);
+    (c["action"].as_str().unwrap().to_string(), c["reason"].as_str().unwrap().to_string())
+}
+
+fn pair(action: &str, reason: &str) -> (String, String) {
+    (action.to_string(), reason.to_string())
+}
+
+fn check<'a>(resolution: &'a Value, name: &str) -> &'a Value {
+    resolution["probe"]["checks"].as_array().unwrap().iter().find(|c| c["check"] == name).unwrap()
+}
+
+#[test]
+fn a_working_driver_with_two_devices_keeps_cuda_and_its_libraries() {
+    let s = stand_ins();
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "ok:2")]);
+    assert_eq!(r["effective"], r["declared"]);
+    assert_eq!(r["availability"]["devices"], json!(["cpu", "cuda"]));
+    assert_eq!(r["availability"]["providers"], json!(["reference", "torchLean", "nativeCuda", "cuBLAS", "cuFFT"]));
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("kept", "device-available"));
+    assert_eq!(decided(&r, "feature", "nativeCuda"), pair("kept", "device-available"));
+    assert_eq!(decided(&r, "feature", "cuBLAS"), pair("kept", "library-available"));
+    assert_eq!(decided(&r, "feature", "cuFFT"), pair("kept", "library-available"));
+    let cuda = check(&r, "cuda");
+    assert_eq!(cuda["driverVersion"], "12.4");
+    assert_eq!(cuda["library"], s.ok.join("libcuda.so.1").to_str().unwrap(), "the file the loader opened");
+    assert_eq!(
+        cuda["devices"],
+        json!([
+            {"index": 0, "name": "Fake GPU 0", "computeCapability": "9.0", "memoryBytes": 80u64 << 30},
+            {"index": 1, "name": "Fake GPU 1", "computeCapability": "9.0", "memoryBytes": 81u64 << 30},
+        ])
+    );
+    assert_eq!(check(&r, "cuBLAS")["library"], s.ok.join("libcublas.so.12").to_str().unwrap());
+    assert_eq!(r["probe"]["os"], "linux");
+    assert_eq!(r["probe"]["isolation"], "process");
+    assert_eq!(r["probe"]["timeoutMs"], 5000);
+    let elapsed = r["probe"]["elapsedMs"].as_f64().unwrap();
+    eprintln!("probe linuxCuda with the stand-ins (ok:2): {elapsed:.1} ms");
+    assert!(elapsed < 5000.0);
+    // The sentence names what was found.
+    assert!(change(&r, "accelerator", "cuda")["detail"].as_str().unwrap().contains("2 CUDA devices: Fake GPU 0"));
+}
+
+#[test]
+fn driver_init_failure_no_device_and_zero_devices() {
+    let s = stand_ins();
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "init-fail")]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "driver-init-failed"));
+    assert!(check(&r, "cuda")["message"].as_str().unwrap().contains("CUDA_ERROR_INSUFFICIENT_DRIVER"), "{r:#}");
+    assert_eq!(decided(&r, "feature", "nativeCuda"), pair("dropped", "requires-accelerator"));
+    assert_eq!(decided(&r, "feature", "cuBLAS"), pair("dropped", "requires-accelerator"));
+    // The libraries are not even loaded when the accelerator is dropped.
+    assert_eq!(r["probe"]["checks"].as_array().unwrap().len(), 1, "{r:#}");
+    assert_eq!(r["effective"], json!({"os": "linux", "arch": "x86_64", "accelerator": "none", "features": []}));
+    assert_eq!(r["availability"], json!({"devices": ["cpu"], "providers": ["reference", "torchLean"]}));
+
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "no-device")]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "no-device"));
+    assert!(check(&r, "cuda")["message"].as_str().unwrap().contains("CUDA_ERROR_NO_DEVICE"));
+
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "zero")]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "no-device"));
+    assert!(check(&r, "cuda")["message"].as_str().unwrap().contains("0 CUDA devices"));
+    assert_eq!(check(&r, "cuda")["driverVersion"], "12.4");
+}
+
+#[test]
+fn no_driver_is_driver_not_found_with_the_loaders_message() {
+    let r = probe(&["linuxCuda", "--enable-libtorch"], &[], &[]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "driver-not-found"));
+    assert!(check(&r, "cuda")["message"].as_str().unwrap().contains("libcuda.so.1: cannot open shared object file"));
+    assert_eq!(decided(&r, "feature", "cuFFT"), pair("dropped", "requires-accelerator"));
+    assert_eq!(decided(&r, "feature", "libTorch"), pair("dropped", "library-not-found"));
+}
+
+#[test]
+fn libraries_are_not_loaded_from_the_working_directory() {
+    let s = stand_ins();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["probe", "linuxCuda"]).current_dir(&s.ok).env_remove("LD_LIBRARY_PATH").env("FAKE_CUDA_MODE", "ok:1");
+    let output = cmd.output().unwrap();
+    let r: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "driver-not-found"));
+}
+
+#[test]
+fn a_hung_driver_is_a_timeout_within_the_bound() {
+    let s = stand_ins();
+    let run = command(&["probe", "linuxCuda", "--timeout-ms", "300"], &[&s.ok], &[("FAKE_CUDA_MODE", "hang")], "");
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let r = &run.json;
+    assert_eq!(decided(r, "accelerator", "cuda"), pair("dropped", "timeout"));
+    assert!(check(r, "cuda")["message"].as_str().unwrap().contains("within 300 ms"));
+    assert_eq!(decided(r, "feature", "cuBLAS"), pair("dropped", "requires-accelerator"));
+    let elapsed = r["probe"]["elapsedMs"].as_f64().unwrap();
+    eprintln!("hung driver, --timeout-ms 300: the probe answered after {elapsed:.1} ms (wall {:?})", run.wall);
+    assert!((300.0..1000.0).contains(&elapsed), "{elapsed}");
+    assert!(run.wall < Duration::from_secs(2), "{:?}", run.wall);
+}
+
+#[test]
+fn a_crashing_driver_is_check_crashed_with_the_signal() {
+    let s = stand_ins();
+    for (mode, signal, name) in [("crash", 11, "SIGSEGV"), ("abort", 6, "SIGABRT")] {
+        let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", mode)]);
+        assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "check-crashed"), "{mode}");
+        let cuda = check(&r, "cuda");
+        assert_eq!(cuda["signal"], signal, "{mode}");
+        assert!(cuda["message"].as_str().unwrap().contains(name), "{mode}: {cuda}");
+    }
+}
+
+#[test]
+fn a_library_with_a_missing_dependency_is_library_not_found_naming_it() {
+    let s = stand_ins();
+    // The broken cuBLAS first on the path, the working driver after it.
+    let r = probe(&["linuxCuda"], &[&s.broken, &s.ok], &[("FAKE_CUDA_MODE", "ok:1")]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("kept", "device-available"));
+    assert_eq!(decided(&r, "feature", "cuBLAS"), pair("dropped", "library-not-found"));
+    let message = check(&r, "cuBLAS")["message"].as_str().unwrap();
+    assert!(message.contains("libcublasLt.so.12: cannot open shared object file"), "{message}");
+    assert_eq!(decided(&r, "feature", "cuFFT"), pair("kept", "library-available"));
+    assert_eq!(r["effective"]["features"], json!(["nativeCuda", "cuFFT"]));
+}
+
+#[test]
+fn cudnn_and_libtorch_load_or_not() {
+    let s = stand_ins();
+    let target =
+        json!({"os": "linux", "arch": "x86_64", "accelerator": "cuda", "features": ["cuDNN", "libTorch", "aten"]});
+    let libtorch = s.libtorch.to_str().unwrap();
+    let r = probe_target(target.clone(), &[&s.ok], &[("LIBTORCH", libtorch)]);
+    assert_eq!(decided(&r, "feature", "cuDNN"), pair("kept", "library-available"));
+    assert_eq!(decided(&r, "feature", "libTorch"), pair("kept", "library-available"));
+    assert_eq!(decided(&r, "feature", "aten"), pair("kept", "library-available"));
+    assert_eq!(check(&r, "libTorch")["library"], s.libtorch.join("lib/libtorch.so").to_str().unwrap());
+    // One check serves both rows.
+    assert_eq!(r["probe"]["checks"].as_array().unwrap().iter().filter(|c| c["check"] == "libTorch").count(), 1);
+
+    let r = probe_target(target, &[], &[]);
+    assert_eq!(decided(&r, "feature", "cuDNN"), pair("dropped", "requires-accelerator"));
+    assert_eq!(decided(&r, "feature", "libTorch"), pair("dropped", "library-not-found"));
+    let target = json!({"os": "linux", "arch": "x86_64", "accelerator": "cuda", "features": ["cuDNN"]});
+    let r = probe_target(target, &[&s.broken, &s.ok.join("none")], &[]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "driver-not-found"));
+}
+
+#[test]
+fn cudnn_absent_while_the_driver_works() {
+    let s = stand_ins();
+    // Only the driver: a folder with a link to it and nothing else.
+    let only = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("native-driver-only-{}", std::process::id()));
+    std::fs::create_dir_all(&only).unwrap();
+    let link = only.join("libcuda.so.1");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(s.ok.join("libcuda.so.1"), &link).unwrap();
+    let target = json!({"os": "linux", "arch": "x86_64", "accelerator": "cuda", "features": ["cuDNN"]});
+    let r = probe_target(target, &[&only], &[]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("kept", "device-available"));
+    assert_eq!(decided(&r, "feature", "cuDNN"), pair("dropped", "library-not-found"));
+    let message = check(&r, "cuDNN")["message"].as_str().unwrap();
+    assert!(message.contains("libcudnn.so.9") && message.contains("libcudnn.so.8"), "newest first: {message}");
+}
+
+#[test]
+fn rocm_through_the_hip_runtime() {
+    let s = stand_ins();
+    let r = probe(&["linuxRocm"], &[&s.ok], &[("FAKE_HIP_MODE", "ok:2")]);
+    assert_eq!(decided(&r, "accelerator", "rocm"), pair("kept", "device-available"));
+    assert_eq!(check(&r, "rocm")["devices"][1]["name"], "Fake Instinct 1");
+    assert_eq!(r["availability"]["devices"], json!(["cpu", "rocm"]));
+    let r = probe(&["linuxRocm"], &[&s.ok], &[("FAKE_HIP_MODE", "init-fail")]);
+    assert_eq!(decided(&r, "accelerator", "rocm"), pair("dropped", "driver-init-failed"));
+    assert!(check(&r, "rocm")["message"].as_str().unwrap().contains("hipErrorInsufficientDriver"));
+    let r = probe(&["linuxRocm"], &[&s.ok], &[("FAKE_HIP_MODE", "no-device")]);
+    assert_eq!(decided(&r, "accelerator", "rocm"), pair("dropped", "no-device"));
+    let r = probe(&["linuxRocm"], &[], &[]);
+    assert_eq!(decided(&r, "accelerator", "rocm"), pair("dropped", "driver-not-found"));
+}
+
+#[test]
+fn metal_off_macos_is_unsupported_platform() {
+    let r = probe(&["macOSMetal"], &[], &[]);
+    assert_eq!(decided(&r, "accelerator", "metal"), pair("dropped", "unsupported-platform"));
+    assert_eq!(decided(&r, "feature", "mps"), pair("dropped", "unsupported-platform"));
+    assert_eq!(r["availability"]["devices"], json!(["cpu"]));
+}
+
+#[test]
+fn tpu_and_trainium_without_device_nodes_are_no_device() {
+    let has = |prefix: &str| {
+        std::fs::read_dir("/dev").unwrap().flatten().any(|e| e.file_name().to_string_lossy().starts_with(prefix))
+    };
+    if !has("accel") && !Path::new("/dev/vfio/0").exists() {
+        let r = probe(&["linuxTpu"], &[], &[]);
+        assert_eq!(decided(&r, "accelerator", "tpu"), pair("dropped", "no-device"));
+        assert_eq!(decided(&r, "feature", "xla"), pair("dropped", "no-device"));
+    }
+    if !has("neuron") {
+        let r = probe(&["linuxTrainium"], &[], &[]);
+        assert_eq!(decided(&r, "accelerator", "trainium"), pair("dropped", "no-device"));
+        assert_eq!(decided(&r, "feature", "neuron"), pair("dropped", "no-device"));
+    }
+}
+
+#[test]
+fn caller_supplied_chips_and_the_browser_target_stay_as_declared() {
+    for (preset, accelerator, feature) in [
+        ("customChip", "custom", "customChip"),
+        ("external", "external", "externalProvider"),
+        ("wasm", "wasm", "webGpu"),
+    ] {
+        let r = probe(&[preset], &[], &[]);
+        assert_eq!(r["effective"], r["declared"], "{preset}");
+        assert_eq!(decided(&r, "accelerator", accelerator), pair("asDeclared", "not-probeable"));
+        assert_eq!(decided(&r, "feature", feature), pair("asDeclared", "not-probeable"));
+        assert_eq!(r["probe"]["checks"], json!([]), "nothing loaded for {preset}");
+    }
+    // Nothing declared, nothing decided.
+    let r = probe(&["linuxCpu", "--arch", "aarch64"], &[], &[]);
+    assert_eq!(r["changes"], json!([]));
+    assert_eq!(r["declared"]["arch"], "aarch64");
+}
+
+#[test]
+fn plan_with_probe_plans_against_the_probed_availability() {
+    let s = stand_ins();
+    let request = json!({
+        "ops": ["matmul"],
+        "configs": [{"device": "cuda"}, {"device": "cpu"}],
+        "target": {"os": "linux", "arch": "x86_64", "accelerator": "cuda", "features": ["nativeCuda", "cuBLAS"]},
+        "capsules": [
+            {"name": "cublas.matmul", "op": "matmul", "provider": "cuBLAS", "device": "cuda",
+             "trustLevel": "checked", "vjpMode": "torchLeanTape"},
+            {"name": "reference.matmul", "op": "matmul", "provider": "reference", "device": "cpu",
+             "trustLevel": "checked", "vjpMode": "torchLeanTape"},
+        ],
+    })
+    .to_string();
+    let run = command(&["plan", "--probe"], &[&s.ok], &[("FAKE_CUDA_MODE", "ok:1")], &request);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(run.json["ok"], true);
+    assert_eq!(run.json["configIndex"], 0, "{:#}", run.json);
+    assert_eq!(run.json["availability"], run.json["resolution"]["availability"]);
+    assert_eq!(run.json["kernels"][0]["device"], "cuda");
+
+    let run = command(&["plan", "--probe", "--timeout-ms", "2000"], &[], &[], &request);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(run.json["availability"]["devices"], json!(["cpu"]));
+    assert_eq!(run.json["configIndex"], 1, "the cuda config fails without a driver");
+    assert_eq!(decided(&run.json["resolution"], "accelerator", "cuda"), pair("dropped", "driver-not-found"));
+}
+
+#[test]
+fn bad_probe_input_exits_2_with_code_and_path() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["plan", "--probe"], r#"{"ops": ["add"]}"#, "error [missing-field] at target: "),
+        (&["plan", "--timeout-ms", "10"], r#"{"ops": ["add"]}"#, "error [usage] at --timeout-ms: "),
+        (&["probe", "linuxCuda", "--timeout-ms", "0"], "", "error [invalid-value] at --timeout-ms: "),
+        (&["probe", "linuxCuda", "--timeout-ms", "x"], "", "error [invalid-value] at --timeout-ms: "),
+        (&["probe"], "", "error [usage] at preset: "),
+        (&["probe", "linuxRocm", "--enable-libtorch"], "", "error [unsupported-option] at --enable-libtorch: "),
+        (
+            &["probe", "-"],
+            r#"{"os": "linux", "features": ["cuBLAS", "cuBLAS"]}"#,
+            "error [duplicate-value] at features[1]: ",
+        ),
+        (&["probe", "-", "--os", "linux"], "", "error [usage] at --os: "),
+    ];
+    for (args, stdin, want) in cases {
+        let run = command(args, &[], &[], stdin);
+        assert_eq!(run.status, 2, "{args:?}: {}", run.stderr);
+        assert!(run.json.is_null(), "{args:?}: nothing on stdout");
+        assert!(run.stderr.contains(want) && run.stderr.lines().count() == 1, "{args:?}: {}", run.stderr);
+    }
+}
+
+/// The Rust API, in a child of this test binary so that `LD_LIBRARY_PATH`
+/// (read by the loader at start-up) and the mode are its own.
+#[test]
+fn the_rust_api_in_threads_and_with_the_command_as_helper() {
+    let s = stand_ins();
+    for mode in ["ok:1", "hang"] {
+        let output = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "rust_api_child", "--ignored", "--nocapture", "--test-threads=1"])
+            .env("LD_LIBRARY_PATH", &s.ok)
+            .env("FAKE_CUDA_MODE", mode)
+            .env("NATIVE_API_CHILD", "1")
+            .output()
+            .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        assert!(output.status.success() && text.contains("1 passed"), "{mode}:\n{text}");
+        eprintln!("{}", text.lines().filter(|l| l.starts_with("api:")).collect::<Vec<_>>().join("\n"));
+    }
+}
+
+#[test]
+#[ignore = "run by the_rust_api_in_threads_and_with_the_command_as_helper, with its environment"]
+fn rust_api_child() {
+    use backend_targets::native::{Options, probe};
+    use backend_targets::*;
+    if std::env::var_os("NATIVE_API_CHILD").is_none() {
+        return;
+    }
+    let hang = std::env::var("FAKE_CUDA_MODE").unwrap() == "hang";
+    let target = Target::linux_cuda(false);
+    let cuda = Subject::Accelerator(Accelerator::Cuda);
+    let threads = probe(&target, &Options { timeout_ms: 400, helper: None });
+    let helper = probe(&target, &Options { timeout_ms: 400, helper: Some(BIN.into()) });
+    assert_eq!(threads.probe.isolation, Isolation::Thread);
+    assert_eq!(helper.probe.isolation, Isolation::Process);
+    for (how, r) in [("threads", &threads), ("helper", &helper)] {
+        println!(
+            "api: {how}, FAKE_CUDA_MODE {}: {:.1} ms",
+            std::env::var("FAKE_CUDA_MODE").unwrap(),
+            r.probe.elapsed_ms
+        );
+        let change = r.change(cuda).unwrap();
+        if hang {
+            assert_eq!((change.action, change.reason), (ChangeAction::Dropped, NativeReason::Timeout), "{how}");
+            assert!(r.probe.elapsed_ms >= 400.0 && r.probe.elapsed_ms < 1400.0, "{how}: {}", r.probe.elapsed_ms);
+            assert_eq!(r.effective.accelerator, Accelerator::None);
+        } else {
+            assert_eq!((change.action, change.reason), (ChangeAction::Kept, NativeReason::DeviceAvailable), "{how}");
+            assert_eq!(r.effective, target);
+            assert_eq!(r.availability, target.declared_availability());
+            assert_eq!(r.probe.checks[0].devices.len(), 1);
+        }
+    }
+    // Both isolations decide alike.
+    let decisions =
+        |r: &NativeResolution| r.changes.iter().map(|c| (c.subject, c.action, c.reason)).collect::<Vec<_>>();
+    assert_eq!(decisions(&threads), decisions(&helper));
+    assert_eq!(
+        to_json(&threads.changes),
+        to_json(&helper.changes).replace("its process was killed", "its thread was abandoned")
+    );
+}
