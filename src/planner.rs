@@ -84,7 +84,8 @@ pub struct Candidate {
     pub detail: String,
     /// The capsule states WebGPU requirements but the availability carries no
     /// probed capabilities (a declared availability): admitted unverified.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    // `default` too, so that the schema does not require what is left out.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[cfg_attr(browser, tsify(optional))]
     pub unverified: bool,
 }

@@ -16,6 +16,10 @@ spelled_enum! {
         KernelCapsule = "KernelCapsule",
         PlanRequest = "PlanRequest",
         PlanResult = "PlanResult",
+        /// The native probe's answer (`backend-targets probe`).
+        NativeResolution = "NativeResolution",
+        /// `plan --probe`: the plan result with the resolution.
+        ProbedPlanResult = "ProbedPlanResult",
     }
 }
 
@@ -42,6 +46,8 @@ impl SchemaName {
         generator.subschema_for::<KernelCapsule>();
         generator.subschema_for::<PlanRequest>();
         generator.subschema_for::<PlanResult>();
+        generator.subschema_for::<NativeResolution>();
+        generator.subschema_for::<ProbedPlanResult>();
         let definitions = generator.take_definitions(true);
         let mut text = serde_json::to_string_pretty(&definitions).unwrap_or_default();
         text.push('\n');

@@ -471,3 +471,122 @@ fn rust_api_child() {
         to_json(&helper.changes).replace("its process was killed", "its thread was abandoned")
     );
 }
+
+/// Checks `value` against a schema of the committed definitions: `$ref`,
+/// `type`, `properties`/`required`, `items`, `oneOf`, `anyOf`, `enum`, `const` (what
+/// schemars writes for these forms). Unknown properties are refused, except
+/// inside a `oneOf` branch (a flattened enum's, which names one key).
+fn conforms(defs: &Value, schema: &Value, value: &Value, path: &str) -> Result<(), String> {
+    check_value(defs, schema, value, path, true)
+}
+
+fn check_value(defs: &Value, schema: &Value, value: &Value, path: &str, strict: bool) -> Result<(), String> {
+    let conforms = |defs, schema, value, path: &str| check_value(defs, schema, value, path, strict);
+    let branch = |defs, schema, value, path: &str| check_value(defs, schema, value, path, false);
+    if let Some(reference) = schema["$ref"].as_str() {
+        let name = reference.trim_start_matches("#/$defs/");
+        conforms(defs, &defs[name], value, path)?;
+    }
+    if let Some(options) = schema["oneOf"].as_array() {
+        let passing = options.iter().filter(|s| branch(defs, s, value, path).is_ok()).count();
+        if passing != 1 {
+            return Err(format!("{path}: {passing} of oneOf match {value}"));
+        }
+    }
+    if let Some(options) = schema["anyOf"].as_array()
+        && !options.iter().any(|s| conforms(defs, s, value, path).is_ok())
+    {
+        return Err(format!("{path}: no anyOf matches {value}"));
+    }
+    if let Some(constant) = schema.get("const")
+        && constant != value
+    {
+        return Err(format!("{path}: {value} is not {constant}"));
+    }
+    if let Some(values) = schema["enum"].as_array()
+        && !values.contains(value)
+    {
+        return Err(format!("{path}: {value} not in {values:?}"));
+    }
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => vec![],
+    };
+    let type_of = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_u64() || n.is_i64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    if !types.is_empty() && !types.iter().any(|&t| t == type_of || (t == "number" && type_of == "integer")) {
+        return Err(format!("{path}: {type_of} is not {types:?}"));
+    }
+    if let Some(items) = schema.get("items")
+        && let Some(array) = value.as_array()
+    {
+        for (i, item) in array.iter().enumerate() {
+            conforms(defs, items, item, &format!("{path}[{i}]"))?;
+        }
+    }
+    if let Some(object) = value.as_object()
+        && schema.get("properties").is_some()
+    {
+        let properties = schema["properties"].as_object().unwrap();
+        for required in schema["required"].as_array().into_iter().flatten() {
+            if !object.contains_key(required.as_str().unwrap()) {
+                return Err(format!("{path}: missing {required}"));
+            }
+        }
+        for (key, field) in object {
+            // A field of a flattened `oneOf` branch is checked by the branch.
+            let in_branch =
+                schema["oneOf"].as_array().into_iter().flatten().any(|b| b["properties"].get(key).is_some());
+            match properties.get(key) {
+                Some(field_schema) => conforms(defs, field_schema, field, &format!("{path}.{key}"))?,
+                None if in_branch || !strict => {}
+                None => return Err(format!("{path}: unknown property {key}")),
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_outputs_conform_to_their_json_schemas() {
+    let s = stand_ins();
+    let defs: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/defs.json")).unwrap(),
+    )
+    .unwrap();
+    let resolution = json!({"$ref": "#/$defs/NativeResolution"});
+    let outputs = [
+        probe(
+            &["linuxCuda", "--enable-libtorch"],
+            &[&s.ok],
+            &[("FAKE_CUDA_MODE", "ok:2"), ("LIBTORCH", s.libtorch.to_str().unwrap())],
+        ),
+        probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "crash")]),
+        probe(&["linuxRocm"], &[&s.ok], &[]),
+        probe(&["customChip"], &[], &[]),
+        probe(&["macOSMetal"], &[], &[]),
+    ];
+    for output in &outputs {
+        conforms(&defs, &resolution, output, "").unwrap();
+    }
+    // The checker refuses what the schema does not describe.
+    let mut wrong = outputs[0].clone();
+    wrong["changes"][0]["feature"] = json!("cuBLAS");
+    assert!(conforms(&defs, &resolution, &wrong, "").is_err(), "a change naming two subjects");
+    wrong = outputs[0].clone();
+    wrong["probe"]["checks"][0]["reason"] = json!("fine");
+    assert!(conforms(&defs, &resolution, &wrong, "").is_err(), "an unknown reason");
+
+    let request = json!({"ops": ["add"], "target": {"accelerator": "cuda", "features": ["cuBLAS"]}}).to_string();
+    let run = command(&["plan", "--probe"], &[&s.ok], &[], &request);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    conforms(&defs, &json!({"$ref": "#/$defs/ProbedPlanResult"}), &run.json, "").unwrap();
+}

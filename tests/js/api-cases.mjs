@@ -53,7 +53,8 @@ export const SPELLINGS = {
     'convTranspose2d', 'maxPool', 'maxPool2d', 'maxPool2dPad', 'smoothMaxPool', 'smoothMaxPool2d',
     'avgPool', 'avgPool2d', 'avgPool2dPad', 'fftFno', 'selectiveScan', 'scaledDotProductAttention'],
 };
-export const SCHEMA_NAMES = ['Target', 'Availability', 'ExecutionConfig', 'KernelCapsule', 'PlanRequest', 'PlanResult'];
+export const SCHEMA_NAMES = ['Target', 'Availability', 'ExecutionConfig', 'KernelCapsule', 'PlanRequest', 'PlanResult',
+  'NativeResolution', 'ProbedPlanResult'];
 /** A valid value for each preset option, to show that a preset refuses one it does not take. */
 const OPTION_SAMPLES = { os: ['linux', 'unknown'], arch: ['x86_64', 'unknown'], enableLibTorch: [true, false] };
 
@@ -321,7 +322,7 @@ export function defineApiSuite(label, getApi, { wasmExport }) {
       assert.deepEqual(api().plan({ ops, capsules: caps }), api().plan({ ops }));
     });
 
-    test('schema(name) for the 6 forms equals the command\'s schemas', () => {
+    test('schema(name) for the 8 forms equals the command\'s schemas', () => {
       for (const name of SCHEMA_NAMES) {
         assert.deepEqual(api().schema(name), JSON.parse(golden(`schema-${name}`)), name);
       }

@@ -64,3 +64,29 @@ test('wasmtime runs the plain .wasm from stdin with no --dir and no environment'
   assert.equal(r.status, 0, r.stderr.toString());
   assert.ok(r.stdout.equals(readFileSync(join(VECTORS, 'cli', 'plan-default-explained.out'))));
 });
+
+// The native probe needs the host's drivers and devices, which a WASI module
+// cannot see: `probe` and `plan --probe` refuse with exit 2 and one line, never
+// a trap (134) and never a claim on stdout.
+for (const [runtime, run] of Object.entries(runtimes)) {
+  test(`${runtime}: probe and plan --probe refuse: a WASI module cannot see the host's hardware`, () => {
+    const request = readFileSync(join(VECTORS, 'requests', 'cuda-auto.json'));
+    const cases = [
+      [['probe', 'linuxCuda'], Buffer.alloc(0), 'probe'],
+      [['probe', '-', '--timeout-ms', '100'], Buffer.from('{"accelerator": "cuda"}'), 'probe'],
+      [['plan', '--probe'], request, '--probe'],
+    ];
+    for (const [args, stdin, path] of cases) {
+      const out = run(args, stdin);
+      assert.equal(out.status, 2, `${args.join(' ')}: status ${out.status}, stderr ${out.stderr}`);
+      assert.equal(out.stdout.length, 0, args.join(' '));
+      assert.equal(out.stderr.split('\n').filter(Boolean).length, 1, out.stderr);
+      assert.ok(out.stderr.includes(`error [unsupported-platform] at ${path}: a WASI module cannot see the host's hardware`),
+        `${args.join(' ')}: ${out.stderr}`);
+    }
+    // Usage errors are the same as natively.
+    const bad = run(['probe', 'linuxCUDA'], Buffer.alloc(0));
+    assert.equal(bad.status, 2);
+    assert.ok(bad.stderr.includes('[unknown-variant] at preset'), bad.stderr);
+  });
+}
