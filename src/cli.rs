@@ -411,15 +411,20 @@ fn refuse_under_wasi(_what: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// A WASI module sees only what the runtime hands it: no driver, no device.
 #[cfg(target_family = "wasm")]
 fn refuse_under_wasi(what: &str) -> Result<(), Error> {
-    Err(Error::new(
+    Err(wasi_refusal(what))
+}
+
+/// A WASI module sees only what the runtime hands it: no driver, no device.
+#[cfg(target_family = "wasm")]
+fn wasi_refusal(what: &str) -> Error {
+    Error::new(
         ErrorCode::UnsupportedPlatform,
         what,
         "a WASI module cannot see the host's hardware (no driver, library or device is visible to it): \
          run the native backend-targets to probe",
-    ))
+    )
 }
 
 /// Probes `target` with each check in a child process of this executable.
@@ -432,7 +437,7 @@ fn probe_target(target: &Target, timeout_ms: u32) -> Result<NativeResolution, Er
 
 #[cfg(target_family = "wasm")]
 fn probe_target(_target: &Target, _timeout_ms: u32) -> Result<NativeResolution, Error> {
-    refuse_under_wasi("probe").map(|()| unreachable!("refused above"))
+    Err(wasi_refusal("probe"))
 }
 
 fn read_all(reader: &mut dyn Read) -> Result<String, Error> {
