@@ -11,7 +11,9 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "rustup targets and components (the standard library's source, rustfmt, clippy)"
 installed=$(rustup target list --installed)
-for t in wasm32-unknown-unknown wasm32-wasip1; do
+# aarch64-apple-darwin: only to check that the native probe's Metal path
+# compiles (scripts/test.sh; linking for macOS is impossible here).
+for t in wasm32-unknown-unknown wasm32-wasip1 aarch64-apple-darwin; do
   grep -qx "$t" <<<"$installed" || rustup target add "$t"
 done
 # The npm build recompiles std for size (scripts/build.sh).

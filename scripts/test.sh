@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set-up, the formatting and lint gates, build, then every test:
-#   native Rust: unit, integration (core, probe, CLI goldens, malformed corpus),
-#     property tests, schemas, doc tests
+#   native Rust: unit, integration (core, probe, CLI goldens, malformed corpus,
+#     the native probe against stand-in libraries), property tests, schemas,
+#     doc tests; the Metal path checked for aarch64-apple-darwin
 #   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
 #   Node suites (tests/js/): the npm package (node entry and web glue), the
 #     consumer check (offline install, tsc, Vite), the WASI build under wasmtime
@@ -26,6 +27,9 @@ scripts/build.sh
 echo "== native Rust tests"
 # The dev profile: release sets panic = "abort", which test harnesses cannot link.
 cargo test --features schema
+
+echo "== the native probe's Metal path compiles for macOS (check only: no linker here)"
+cargo check --target aarch64-apple-darwin --lib
 
 echo "== wasm-bindgen-test: binding layer (wasm32-unknown-unknown, under Node)"
 log=$(mktemp); trap 'rm -f "$log"' EXIT
