@@ -437,6 +437,11 @@ macro_rules! for_each_vocabulary {
         $callback!($crate::ProbeReason);
         $callback!($crate::FeatureAction);
         $callback!($crate::PowerPreference);
+        // The native probe's (not in the browser build).
+        $callback!($crate::NativeReason);
+        $callback!($crate::ChangeAction);
+        $callback!($crate::NativeCheck);
+        $callback!($crate::Isolation);
     };
 }
 
