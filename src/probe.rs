@@ -1,7 +1,9 @@
 //! Declared versus probed (SPEC §3), as data: the probe report, the WebGPU
 //! capabilities a probe found, the requirements a capsule may state, and
 //! `resolve`, which decides the `webGpu` feature from a report. Pure: the
-//! browser probe that fills a report lives in `wasm::probe`; a native one will live in `native`.
+//! browser probe that fills a report lives in `wasm::probe`; the native probe
+//! (`native`) answers with a `host::NativeResolution` of its own, leaving this
+//! browser shape as it was.
 
 use std::collections::BTreeMap;
 

@@ -218,13 +218,15 @@ fn reference_capsules_and_schemas() {
         ("KernelCapsule", golden!("schema-KernelCapsule")),
         ("PlanRequest", golden!("schema-PlanRequest")),
         ("PlanResult", golden!("schema-PlanResult")),
+        ("NativeResolution", golden!("schema-NativeResolution")),
+        ("ProbedPlanResult", golden!("schema-ProbedPlanResult")),
     ] {
         let schema = api::schema(JsValue::from_str(name)).unwrap();
         assert!(schema.is_object(), "{name}");
         assert_eq!(stringify(&schema), stringify(&parse(golden)), "{name}");
     }
     let error = assert_error(api::schema(JsValue::from_str("Plan")), "unknown-variant", "");
-    assert_eq!(expected_list(&error).len(), 6);
+    assert_eq!(expected_list(&error).len(), 8);
     assert_error(api::schema(JsValue::from_f64(3.0)), "wrong-type", "");
 }
 
