@@ -14,7 +14,7 @@ use std::io::{Read, Write};
 use lexopt::prelude::*;
 
 use crate::error::{Error, ErrorCode};
-use crate::host::{NativeResolution, ProbedPlanResult};
+use crate::host::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
 use crate::json::{to_json, to_json_pretty};
 use crate::request::{parse_plan_request, parse_target};
 use crate::schema::SchemaName;
@@ -383,7 +383,7 @@ fn timeout_arg(parser: &mut lexopt::Parser) -> Result<u32, Error> {
 fn probe_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Outcome, Error> {
     let mut output = Output::default();
     let mut args = TargetArgs::default();
-    let mut timeout_ms = DEFAULT_PROBE_TIMEOUT_MS;
+    let mut timeout_ms = NATIVE_PROBE_TIMEOUT_MS;
     while let Some(arg) = parser.next().map_err(usage_error)? {
         match arg {
             Long("pretty") => output.pretty = true,
@@ -402,9 +402,6 @@ fn probe_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Ou
     let target = args.target(stdin)?;
     Ok(Outcome::printed(output.json(&probe_target(&target, timeout_ms)?), EXIT_OK))
 }
-
-/// The whole probe's default bound (`--timeout-ms`).
-const DEFAULT_PROBE_TIMEOUT_MS: u32 = 5000;
 
 #[cfg(not(target_family = "wasm"))]
 fn refuse_under_wasi(_what: &str) -> Result<(), Error> {
@@ -492,7 +489,7 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Out
             "plan --probe needs the request's `target`: the availability it plans against is the target's, probed",
         ));
     };
-    let resolution = probe_target(&target, timeout_ms.unwrap_or(DEFAULT_PROBE_TIMEOUT_MS))?;
+    let resolution = probe_target(&target, timeout_ms.unwrap_or(NATIVE_PROBE_TIMEOUT_MS))?;
     request.availability = Some(resolution.availability.clone());
     let result = request.run();
     let status = if result.ok { EXIT_OK } else { EXIT_NOT_PLANNABLE };

@@ -13,6 +13,9 @@ use crate::planner::PlanResult;
 use crate::target::Target;
 use crate::vocab::{Accelerator, Architecture, BuildFeature, OperatingSystem, spelled_enum};
 
+/// The native probe's default bound on the whole probe (`--timeout-ms`).
+pub const NATIVE_PROBE_TIMEOUT_MS: u32 = 5000;
+
 spelled_enum! {
     /// Why the native probe decided an accelerator or a feature as it did.
     pub enum NativeReason {

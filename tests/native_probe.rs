@@ -234,6 +234,15 @@ fn a_hung_driver_is_a_timeout_within_the_bound() {
 }
 
 #[test]
+fn a_process_left_holding_the_pipe_does_not_delay_the_answer() {
+    let s = stand_ins();
+    let run = command(&["probe", "linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "daemon")], "");
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(decided(&run.json, "accelerator", "cuda"), pair("kept", "device-available"));
+    assert!(run.wall < Duration::from_secs(2), "waited for the daemon: {:?}", run.wall);
+}
+
+#[test]
 fn a_crashing_driver_is_check_crashed_with_the_signal() {
     let s = stand_ins();
     for (mode, signal, name) in [("crash", 11, "SIGSEGV"), ("abort", 6, "SIGABRT")] {

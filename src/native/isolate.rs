@@ -9,7 +9,7 @@ use std::io::Read;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
-use std::thread::{self, JoinHandle};
+use std::thread;
 use std::time::{Duration, Instant};
 
 use super::HELPER_COMMAND;
@@ -32,7 +32,8 @@ fn crashed(check: NativeCheck, message: String) -> CheckReport {
 struct Running {
     check: NativeCheck,
     child: Child,
-    output: JoinHandle<Vec<u8>>,
+    /// The child's stdout, chunk by chunk, until it closes.
+    output: mpsc::Receiver<Vec<u8>>,
 }
 
 /// Runs `checks` in child processes of `helper`, all at once, until `deadline`.
@@ -56,7 +57,7 @@ pub(crate) fn in_processes(
         let mut still = Vec::new();
         for (index, mut process) in running {
             let report = match process.child.try_wait() {
-                Ok(Some(status)) => Some(finished(process, status)),
+                Ok(Some(status)) => Some(finished(process, status, deadline)),
                 Ok(None) if now >= deadline => {
                     // Killed and reaped: a hang leaves no process behind.
                     let _ = process.child.kill();
@@ -94,18 +95,31 @@ fn spawn(helper: &Path, check: NativeCheck) -> Result<Running, String> {
         .spawn()
         .map_err(|e| format!("the {check} check could not start {}: {e}", helper.display()))?;
     let mut stdout = child.stdout.take().ok_or("no pipe from the check process")?;
-    let output = thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = stdout.read_to_end(&mut bytes);
-        bytes
+    let (sender, output) = mpsc::channel();
+    thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(n @ 1..) = stdout.read(&mut buffer) {
+            if sender.send(buffer[..n].to_vec()).is_err() {
+                break;
+            }
+        }
     });
     Ok(Running { check, child, output })
 }
 
+/// How long the output of an ended process may keep arriving: all of it is
+/// in the pipe already, but a process it started (a driver's daemon) may hold
+/// the pipe open, so its closing is not awaited.
+const DRAIN: Duration = Duration::from_millis(50);
+
 /// The answer of a process that ended: its last line, or why there is none.
-fn finished(process: Running, status: ExitStatus) -> CheckReport {
+fn finished(process: Running, status: ExitStatus, deadline: Instant) -> CheckReport {
     let check = process.check;
-    let bytes = process.output.join().unwrap_or_default();
+    let mut bytes = Vec::new();
+    let wait = || DRAIN.min(deadline.saturating_duration_since(Instant::now()));
+    while let Ok(chunk) = process.output.recv_timeout(wait()) {
+        bytes.extend(chunk);
+    }
     if let Some(signal) = signal_of(status) {
         let mut report = crashed(
             check,

@@ -28,7 +28,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::host::{CheckReport, HostReport, Isolation, NativeCheck, NativeResolution};
+use crate::host::{CheckReport, HostReport, Isolation, NATIVE_PROBE_TIMEOUT_MS, NativeCheck, NativeResolution};
 use crate::json::to_json;
 use crate::target::Target;
 use crate::vocab::{Architecture, OperatingSystem};
@@ -37,14 +37,12 @@ use crate::vocab::{Architecture, OperatingSystem};
 /// <check>` prints one `CheckReport` as a JSON line and exits 0.
 pub const HELPER_COMMAND: &str = "__probe-check";
 
-/// `--timeout-ms`'s default: the whole probe's bound.
-pub const DEFAULT_TIMEOUT_MS: u32 = 5000;
-
 /// How to probe.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// The bound on the whole probe, in milliseconds: a check that has not
-    /// answered by then is reported `timeout`.
+    /// answered by then is reported `timeout`. Default
+    /// `NATIVE_PROBE_TIMEOUT_MS` (5000).
     pub timeout_ms: u32,
     /// The executable that runs each check in a child process (it must
     /// answer `HELPER_COMMAND <check>`, as `backend-targets` does, or call
@@ -55,7 +53,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self { timeout_ms: DEFAULT_TIMEOUT_MS, helper: None }
+        Self { timeout_ms: NATIVE_PROBE_TIMEOUT_MS, helper: None }
     }
 }
 

@@ -6,7 +6,9 @@
  *   zero       cuInit succeeds, cuDeviceGetCount counts 0
  *   hang       cuInit never returns
  *   crash      cuInit dereferences NULL (SIGSEGV)
- *   abort      cuInit calls abort() (SIGABRT) */
+ *   abort      cuInit calls abort() (SIGABRT)
+ *   daemon     cuInit leaves a process behind that holds stdout open for 3 s,
+ *              then succeeds with 1 device (as a driver's helper daemon might) */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@ static const char *mode(void) {
 static int devices(void) {
     const char *m = mode();
     if (strncmp(m, "ok", 2) == 0) return m[2] == ':' ? atoi(m + 3) : 1;
+    if (strcmp(m, "daemon") == 0) return 1;
     return 0;
 }
 
@@ -32,6 +35,7 @@ int cuInit(unsigned int flags) {
     if (strcmp(m, "hang") == 0) for (;;) pause();
     if (strcmp(m, "crash") == 0) { volatile int *p = NULL; *p = 1; }
     if (strcmp(m, "abort") == 0) abort();
+    if (strcmp(m, "daemon") == 0 && fork() == 0) { sleep(3); _exit(0); }
     return 0;
 }
 
