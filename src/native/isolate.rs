@@ -107,19 +107,9 @@ fn spawn(helper: &Path, check: NativeCheck) -> Result<Running, String> {
     Ok(Running { check, child, output })
 }
 
-/// How long the output of an ended process may keep arriving: all of it is
-/// in the pipe already, but a process it started (a driver's daemon) may hold
-/// the pipe open, so its closing is not awaited.
-const DRAIN: Duration = Duration::from_millis(50);
-
 /// The answer of a process that ended: its last line, or why there is none.
 fn finished(process: Running, status: ExitStatus, deadline: Instant) -> CheckReport {
     let check = process.check;
-    let mut bytes = Vec::new();
-    let wait = || DRAIN.min(deadline.saturating_duration_since(Instant::now()));
-    while let Ok(chunk) = process.output.recv_timeout(wait()) {
-        bytes.extend(chunk);
-    }
     if let Some(signal) = signal_of(status) {
         let mut report = crashed(
             check,
@@ -128,13 +118,31 @@ fn finished(process: Running, status: ExitStatus, deadline: Instant) -> CheckRep
         report.signal = Some(signal);
         return report;
     }
-    // A vendor library may print too: the answer is the last line.
-    let text = String::from_utf8_lossy(&bytes);
-    let answer = text.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("");
-    match from_json::<CheckReport>(answer) {
-        Ok(report) if status.success() && report.check == check => report,
+    // Read until the answer is complete or the pipe closes; not until the
+    // pipe closes only, which a process the check started (a driver's
+    // daemon) may hold open. Bounded by the deadline either way.
+    let mut bytes = Vec::new();
+    let answer = loop {
+        if let Some(report) = answer(&bytes, check) {
+            break Some(report);
+        }
+        match process.output.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(chunk) => bytes.extend(chunk),
+            Err(_) => break None,
+        }
+    };
+    match answer {
+        Some(report) if status.success() => report,
         _ => crashed(check, format!("the {check} check's process exited ({status}) without an answer")),
     }
+}
+
+/// The check's report, once its line is complete: the last line (a vendor
+/// library may print too).
+fn answer(bytes: &[u8], check: NativeCheck) -> Option<CheckReport> {
+    let text = String::from_utf8_lossy(bytes);
+    let line = text.strip_suffix('\n')?.rsplit('\n').next()?;
+    from_json::<CheckReport>(line).ok().filter(|report| report.check == check)
 }
 
 #[cfg(unix)]
