@@ -2,7 +2,7 @@
 # Set-up, the formatting and lint gates, build, then every test:
 #   native Rust: unit, integration (core, probe, CLI goldens, malformed corpus,
 #     the native probe against stand-in libraries), property tests, schemas,
-#     doc tests; the Metal path checked for aarch64-apple-darwin
+#     doc tests (the gates also check the Metal path for aarch64-apple-darwin)
 #   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
 #   Node suites (tests/js/): the npm package (node entry and web glue), the
 #     consumer check (offline install, tsc, Vite), the WASI build under wasmtime
@@ -21,15 +21,14 @@ cargo fmt --check
 cargo clippy --all-targets --features schema -- -D warnings
 cargo clippy --all-targets --target wasm32-wasip1 -- -D warnings
 cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
+# The native probe's Metal path, for macOS: checked, not linked (no linker here).
+cargo clippy --target aarch64-apple-darwin --lib -- -D warnings
 
 scripts/build.sh
 
 echo "== native Rust tests"
 # The dev profile: release sets panic = "abort", which test harnesses cannot link.
 cargo test --features schema
-
-echo "== the native probe's Metal path compiles for macOS (check only: no linker here)"
-cargo check --target aarch64-apple-darwin --lib
 
 echo "== wasm-bindgen-test: binding layer (wasm32-unknown-unknown, under Node)"
 log=$(mktemp); trap 'rm -f "$log"' EXIT
