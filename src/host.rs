@@ -54,7 +54,9 @@ impl NativeReason {
 spelled_enum! {
     /// What the native probe did to a declared accelerator or feature.
     pub enum ChangeAction {
+        /// The check found it: it stays in the effective target.
         Kept = "kept",
+        /// Not found: removed from the effective target (an accelerator becomes `none`).
         Dropped = "dropped",
         /// Left as declared without a check (`not-probeable`).
         AsDeclared = "asDeclared",
@@ -66,8 +68,11 @@ spelled_enum! {
     pub enum NativeCheck {
         /// The CUDA driver: `libcuda.so.1` (`nvcuda.dll`), `cuInit`, devices.
         Cuda = "cuda",
+        /// cuBLAS loads (`libcublas.so.13/12/11`).
         CuBlas = "cuBLAS",
+        /// cuFFT loads (`libcufft.so.12/11/10`).
         CuFft = "cuFFT",
+        /// cuDNN loads (`libcudnn.so.9/8`).
         CuDnn = "cuDNN",
         /// libtorch (`$LIBTORCH/lib` first, as the Rust bindings do).
         LibTorch = "libTorch",
@@ -99,7 +104,9 @@ spelled_enum! {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Subject {
+    /// The target's accelerator.
     Accelerator(Accelerator),
+    /// One of the target's build features.
     Feature(BuildFeature),
 }
 
@@ -107,9 +114,12 @@ pub enum Subject {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NativeChange {
+    /// What is decided: `{"accelerator": …}` or `{"feature": …}`.
     #[serde(flatten)]
     pub subject: Subject,
+    /// Kept, dropped, or left as declared.
     pub action: ChangeAction,
+    /// Why: the deciding check's reason, or `requires-accelerator`, `not-probeable`.
     pub reason: NativeReason,
     /// The decision as a sentence.
     pub detail: String,
@@ -120,7 +130,9 @@ pub struct NativeChange {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HostDevice {
+    /// The runtime's ordinal.
     pub index: u32,
+    /// The name the runtime reports.
     pub name: String,
     /// CUDA's compute capability, `major.minor`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -135,7 +147,9 @@ pub struct HostDevice {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CheckReport {
+    /// Which check.
     pub check: NativeCheck,
+    /// Its outcome: `device-available` or `library-available` when found.
     pub reason: NativeReason,
     /// The outcome as a sentence (with the loader's or the driver's words).
     pub message: String,
@@ -180,10 +194,13 @@ impl CheckReport {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HostReport {
-    /// The host's operating system and architecture (the probe's build).
+    /// The host's operating system (the probe's build).
     pub os: OperatingSystem,
+    /// The host's architecture (the probe's build).
     pub arch: Architecture,
+    /// Where the checks ran.
     pub isolation: Isolation,
+    /// The bound on the whole probe, in milliseconds.
     pub timeout_ms: u32,
     /// How long the whole probe took, in milliseconds.
     pub elapsed_ms: f64,
@@ -208,6 +225,7 @@ pub struct NativeResolution {
     /// One entry per declared accelerator (unless `none`) and feature, in
     /// declaration order, the accelerator first.
     pub changes: Vec<NativeChange>,
+    /// The host and what was checked on it.
     pub probe: HostReport,
 }
 
@@ -239,7 +257,9 @@ impl NativeResolution {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProbedPlanResult {
+    /// The plan result's fields, as `plan` prints them.
     #[serde(flatten)]
     pub result: PlanResult,
+    /// The probe of the request's target.
     pub resolution: NativeResolution,
 }

@@ -438,10 +438,13 @@ macro_rules! for_each_vocabulary {
         $callback!($crate::FeatureAction);
         $callback!($crate::PowerPreference);
         // The native probe's (not in the browser build).
-        $callback!($crate::NativeReason);
-        $callback!($crate::ChangeAction);
-        $callback!($crate::NativeCheck);
-        $callback!($crate::Isolation);
+        #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+        {
+            $callback!($crate::NativeReason);
+            $callback!($crate::ChangeAction);
+            $callback!($crate::NativeCheck);
+            $callback!($crate::Isolation);
+        }
     };
 }
 
