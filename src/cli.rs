@@ -95,7 +95,10 @@ Exit status: 0 planned, 1 not plannable (the explanation is printed), 2 invalid 
 (or --probe under WASI).
 ";
 
-const PROBE_HELP: &str = "\
+/// `probe --help`, with the reason codes from their table.
+fn probe_help() -> String {
+    format!(
+        "\
 Usage: backend-targets probe <PRESET> [PRESET OPTIONS] [--timeout-ms N] [--pretty]
        backend-targets probe - [--timeout-ms N] [--pretty]     (reads a Target from stdin)
 
@@ -107,9 +110,14 @@ Each check runs in a child process of this command; --timeout-ms (default 5000)
 bounds the whole probe: a hung check is killed (`timeout`), a crash is reported
 (`check-crashed`). Preset options as for `target` (see `target --help`).
 
+Reasons: {}
+
 Exit status: 0 probed (whatever was dropped), 2 invalid input or usage, or under WASI
 (a WASI module cannot see the host's hardware).
-";
+",
+        crate::host::NativeReason::SPELLINGS.join(", ")
+    )
+}
 
 const SCHEMA_HELP: &str = "\
 Usage: backend-targets schema <NAME>
@@ -387,7 +395,7 @@ fn probe_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Ou
     while let Some(arg) = parser.next().map_err(usage_error)? {
         match arg {
             Long("pretty") => output.pretty = true,
-            Short('h') | Long("help") => return help(PROBE_HELP),
+            Short('h') | Long("help") => return help(&probe_help()),
             Long("timeout-ms") => timeout_ms = timeout_arg(parser)?,
             other => {
                 let other = OwnedArg::from(other);

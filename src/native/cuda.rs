@@ -8,7 +8,7 @@ use std::ffi::{CStr, c_char, c_int, c_uint};
 
 use libloading::Library;
 
-use super::load::{Loaded, open_first};
+use super::load::{Loaded, open_first, symbol};
 use crate::host::{CheckReport, HostDevice, NativeCheck, NativeReason};
 
 /// The driver library, as the loader names it.
@@ -29,14 +29,6 @@ type CuDeviceGetName = unsafe extern "C" fn(*mut c_char, c_int, c_int) -> c_int;
 type CuDeviceGetAttribute = unsafe extern "C" fn(*mut c_int, c_int, c_int) -> c_int;
 type CuDeviceTotalMem = unsafe extern "C" fn(*mut usize, c_int) -> c_int;
 type CuGetErrorName = unsafe extern "C" fn(c_int, *mut *const c_char) -> c_int;
-
-/// Copies a function pointer out of `library` (which must outlive its use).
-pub(crate) fn symbol<T: Copy>(library: &Library, name: &str) -> Result<T, String> {
-    let mut bytes = name.as_bytes().to_vec();
-    bytes.push(0);
-    // SAFETY: `T` is the entry point's documented C signature.
-    unsafe { library.get::<T>(&bytes) }.map(|s| *s).map_err(|_| format!("the library has no `{name}`"))
-}
 
 /// `12040` → `12.4`.
 pub(crate) fn version_text(version: c_int) -> String {

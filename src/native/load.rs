@@ -27,6 +27,15 @@ pub(crate) fn open_first<S: AsRef<OsStr>>(candidates: &[S]) -> Result<Loaded, St
     Err(messages.join("; "))
 }
 
+/// Copies a function pointer out of `library` (which must outlive its use).
+/// `T` must be the entry point's C signature.
+pub(crate) fn symbol<T: Copy>(library: &Library, name: &str) -> Result<T, String> {
+    let mut bytes = name.as_bytes().to_vec();
+    bytes.push(0);
+    // SAFETY: the callers name each entry point with its documented C signature.
+    unsafe { library.get::<T>(&bytes) }.map(|s| *s).map_err(|_| format!("the library has no `{name}`"))
+}
+
 /// Opens one library by name (searched) or by path (a `/` in it).
 pub(crate) fn open(name: &OsStr) -> Result<Loaded, String> {
     // SAFETY: loading runs the library's initialisers; the caller runs this in

@@ -6,8 +6,7 @@ use crate::host::{CheckReport, NativeCheck, NativeReason};
 
 #[cfg(target_os = "macos")]
 pub(crate) fn check() -> CheckReport {
-    use super::cuda::symbol;
-    use super::load::open;
+    use super::load::{open, symbol};
     use std::ffi::{OsStr, c_void};
 
     const METAL: &str = "/System/Library/Frameworks/Metal.framework/Metal";

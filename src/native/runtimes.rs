@@ -6,8 +6,7 @@
 use std::ffi::{CStr, OsString, c_char, c_int, c_uint};
 use std::path::{Path, PathBuf};
 
-use super::cuda::symbol;
-use super::load::{Loaded, open_first};
+use super::load::{Loaded, open_first, symbol};
 use crate::host::{CheckReport, HostDevice, NativeCheck, NativeReason};
 
 /// The file names a library check tries, newest major first.
