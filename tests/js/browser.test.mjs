@@ -251,6 +251,22 @@ test('Chromium with --enable-unsafe-webgpu: SwiftShader answers, webGpu is kept'
       assert.match(await demo.page.locator('#plan').textContent(), /unverified/);
       await demo.page.locator('#reset-button').click();
     });
+
+    await t.test('the demo planner shows an invalid request from the error’s code, path and message', async () => {
+      await demo.page.locator('#capsules').fill(
+        '[{"name": "x", "op": "matmul", "provider": "webGpu", "device": "wasm", "trustLevel": "trusted", "vjpMode": "none"}]');
+      await demo.page.locator('#plan-button').click();
+      const error = demo.page.locator('#plan .error');
+      await error.waitFor();
+      const codes = await error.locator('code').allTextContents();
+      assert.deepEqual(codes.slice(0, 2), ['unknown-variant', 'capsules[0].trustLevel']);
+      // The message as the package gives it (the whole line), not re-parsed.
+      const message = await error.locator('.error-message').textContent();
+      assert.match(message, /^\[unknown-variant\] at capsules\[0\]\.trustLevel: .*"trusted"/);
+      assert.deepEqual(await error.locator('.chip').allTextContents(), ['verified', 'checked', 'fuzzed', 'trustedExternal']);
+      await demo.page.locator('#reset-button').click();
+      await demo.page.locator('#plan table.kernels').waitFor();
+    });
   });
 });
 

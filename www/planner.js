@@ -1,0 +1,211 @@
+// The demo's planner panel: the op picker, the configs and capsule catalog
+// editors, and the explained plan (kernels, then every capsule considered per
+// config and op) or the request's error, from its code, path and message.
+import { $, chip, chips, code, h, table } from './dom.js';
+
+/** A config as one readable line. */
+function describeConfig(config) {
+  const backend = typeof config.backend === 'string'
+    ? config.backend
+    : Object.entries(config.backend).map(([k, v]) => `${k} ${v}`).join('');
+  return `device ${config.device} · backend ${backend} · trust ${config.trustPolicy} · vjp ${config.vjpMode}`;
+}
+
+/** The 68 ops, in the vocabulary's order (filled once the module is initialised). */
+let OPS = [];
+/** The package's functions and a getter for the page's latest resolution (see setupPlanner). */
+let api;
+let currentResolution = () => null;
+const DEFAULT_OPS = ['matmul', 'add', 'relu', 'softmax', 'layerNorm', 'scaledDotProductAttention'];
+const DEFAULT_CONFIGS = `[
+  {"device": "wasm", "backend": {"prefer": "webGpu"}},
+  {"device": "cpu"}
+]`;
+// Example WebGPU capsules, listed before the reference catalog: one needs a
+// feature (shader-f16) a software adapter lacks, one a storage-buffer limit,
+// one has a trust level the default policy refuses.
+const DEFAULT_CAPSULES = `[
+  {"name": "webgpu.matmul.f16", "op": "matmul",
+   "provider": "webGpu", "device": "wasm", "trustLevel": "checked",
+   "vjpMode": "torchLeanTape",
+   "requires": {"features": ["shader-f16"]}},
+  {"name": "webgpu.matmul", "op": "matmul",
+   "provider": "webGpu", "device": "wasm", "trustLevel": "checked",
+   "vjpMode": "torchLeanTape"},
+  {"name": "webgpu.softmax", "op": "softmax",
+   "provider": "webGpu", "device": "wasm", "trustLevel": "checked",
+   "vjpMode": "torchLeanTape",
+   "requires": {"limits":
+     {"maxStorageBufferBindingSize": 134217728}}},
+  {"name": "webgpu.add", "op": "add",
+   "provider": "webGpu", "device": "wasm", "trustLevel": "verified",
+   "vjpMode": "torchLeanTape"},
+  {"name": "webgpu.relu", "op": "relu",
+   "provider": "webGpu", "device": "wasm", "trustLevel": "checked",
+   "vjpMode": "torchLeanTape"},
+  {"name": "webgpu.attention", "op": "scaledDotProductAttention",
+   "provider": "webGpu", "device": "wasm", "trustLevel": "fuzzed",
+   "vjpMode": "torchLeanTape"}
+]`;
+
+function renderOps() {
+  OPS = api.referenceCapsules().map((capsule) => capsule.op);
+  $('reference-count').textContent = OPS.length;
+  $('ops-list').replaceChildren(...OPS.map((op) =>
+    h('label', { class: 'op', title: op, dataset: { op } },
+      h('input', { type: 'checkbox', name: 'op', value: op, checked: DEFAULT_OPS.includes(op) }), ' ', op)));
+  updateOpsCount();
+}
+
+function selectedOps() {
+  return [...document.querySelectorAll('#ops-list input:checked')].map((input) => input.value);
+}
+
+function updateOpsCount() {
+  $('ops-count').textContent = `${selectedOps().length} of ${OPS.length} selected`;
+}
+
+function resetPlanner() {
+  for (const input of document.querySelectorAll('#ops-list input')) input.checked = DEFAULT_OPS.includes(input.value);
+  $('configs').value = DEFAULT_CONFIGS;
+  $('capsules').value = DEFAULT_CAPSULES;
+  $('use-reference').checked = true;
+  document.querySelector('input[name="against"][value="detected"]').checked = true;
+  document.querySelector('input[name="mode"][value="perOp"]').checked = true;
+  updateOpsCount();
+}
+
+/** Reads a textarea as JSON; throws a readable error. */
+function readJson(id, what) {
+  try {
+    return JSON.parse($(id).value);
+  } catch (error) {
+    throw Object.assign(new Error(`${what} is not valid JSON: ${error.message}`), { code: 'invalid-json', path: what });
+  }
+}
+
+function buildRequest() {
+  const against = document.querySelector('input[name="against"]:checked').value;
+  const availability = against === 'detected' ? currentResolution().availability : api.declaredAvailability(api.wasm());
+  const extra = readJson('capsules', 'capsules');
+  const capsules = [...(Array.isArray(extra) ? extra : [extra]), ...($('use-reference').checked ? api.referenceCapsules() : [])];
+  return {
+    ops: selectedOps(),
+    configs: readJson('configs', 'configs'),
+    availability,
+    capsules,
+    mode: document.querySelector('input[name="mode"]:checked').value,
+    explain: true,
+  };
+}
+
+function verdictCell(candidate) {
+  return h('td', null, chip(candidate.verdict, candidate.verdict),
+    candidate.unverified ? chip('unverified', 'unverified') : '');
+}
+
+function renderAttempt(attempt, result) {
+  const rows = attempt.ops.flatMap((op) => op.candidates.length
+    ? op.candidates.map((candidate, i) => h('tr', { class: [i === 0 && 'group-start', candidate.verdict === 'chosen' && 'chosen-row'] },
+      i === 0 ? h('th', { scope: 'rowgroup', rowspan: op.candidates.length, class: 'op-cell' }, code(op.op),
+        op.message ? h('div', { class: 'op-message' }, op.message) : '') : null,
+      h('td', null, code(candidate.capsule)),
+      h('td', { class: 'runs-on' }, `${candidate.provider} on ${candidate.device}`),
+      verdictCell(candidate),
+      h('td', { class: 'reason' }, candidate.reason ? code(candidate.reason) : ''),
+      h('td', { class: 'detail' }, candidate.detail)))
+    : [h('tr', { class: 'group-start' }, h('th', { scope: 'rowgroup', class: 'op-cell' }, code(op.op)),
+      h('td', { colspan: 5, class: 'op-message' }, op.message ?? 'no capsule for this op in the catalog'))]);
+  const served = result.mode === 'perOp'
+    ? `${attempt.ops.filter((op) => op.capsule).length} of ${attempt.ops.length} ops served`
+    : attempt.ok ? 'serves every op' : 'cannot serve every op';
+  return h('div', { class: 'attempt' },
+    h('h4', null, `Config #${attempt.configIndex} `, h('span', { class: 'config-line' }, describeConfig(attempt.config)),
+      ' ', chip(served, attempt.ok ? 'chosen' : 'rejected')),
+    h('div', { class: 'table-wrap' }, table(['op', 'capsule', 'runs on', 'verdict', 'reason', 'detail'], rows, 'candidates')));
+}
+
+function renderPlan(result, request) {
+  const detected = document.querySelector('input[name="against"]:checked').value === 'detected';
+  const against = !detected
+    ? 'the declared availability of wasm (nothing probed: WebGPU requirements unverified)'
+    : request.availability.webGpu
+      ? 'the detected availability (requirements checked against the probed adapter)'
+      : 'the detected availability (webGpu dropped)';
+  const parts = [
+    h('div', { class: 'plan-head' },
+      h('p', { class: ['badge', result.ok ? 'badge-ok' : 'badge-warn'] }, result.ok ? 'planned' : 'not plannable'),
+      h('p', null, 'mode ', code(result.mode),
+        result.configIndex !== undefined ? [' · config #', result.configIndex, ' won'] : '',
+        ` · ${request.ops.length} ops · ${request.capsules.length} capsules · against ${against}`)),
+  ];
+  if (result.kernels) {
+    parts.push(h('h3', null, 'Kernels'),
+      table(['#', 'op', 'capsule', 'provider', 'device', 'config'], result.kernels.map((k, i) =>
+        h('tr', null, h('td', null, i), h('td', null, code(k.op)), h('td', null, code(k.capsule)),
+          h('td', null, chip(k.provider, 'provider')), h('td', null, chip(k.device, 'device')),
+          h('td', null, `#${k.configIndex}`))), 'kernels'));
+  }
+  parts.push(h('h3', null, 'Every capsule considered, per config and op'), result.attempts.map((a) => renderAttempt(a, result)));
+  $('plan').replaceChildren(...parts.flat());
+}
+
+function renderPlanError(error) {
+  // A BackendTargetsError carries its parts as fields; the message is the
+  // whole line ("[code] at path: sentence"), shown as the package gives it.
+  $('plan').replaceChildren(h('div', { class: 'error' },
+    h('p', null, h('strong', null, 'Invalid request'), error.code ? [' ', code(error.code)] : '',
+      error.path ? [' at ', code(error.path)] : ''),
+    h('p', { class: 'error-message' }, error.message),
+    error.expected ? h('p', null, 'expected one of: ', chips(error.expected)) : ''));
+}
+
+export function runPlanner() {
+  if (!currentResolution()) return; // the probe has not answered yet
+  if (selectedOps().length === 0) {
+    $('plan').replaceChildren(h('p', { class: 'muted' }, 'Select at least one op to plan.'));
+    return;
+  }
+  let request;
+  try {
+    request = buildRequest();
+    renderPlan(api.plan(request), request);
+  } catch (error) {
+    if (!error || typeof error !== 'object' || !('code' in error)) throw error;
+    renderPlanError(error);
+  }
+}
+
+/**
+ * Fills the panel from the initialised package `pkg`, wires its controls, and
+ * plans against `resolution()` (the page's latest detect() answer) when asked.
+ */
+export function setupPlanner(pkg, resolution) {
+  api = pkg;
+  currentResolution = resolution;
+  renderOps();
+  resetPlanner();
+  const form = $('planner-form');
+  form.addEventListener('submit', (event) => { event.preventDefault(); runPlanner(); });
+  form.addEventListener('change', (event) => {
+    if (event.target.name === 'op') updateOpsCount();
+    if (event.target.tagName !== 'TEXTAREA' && event.target.type !== 'search') runPlanner();
+  });
+  $('ops-filter').addEventListener('input', (event) => {
+    const needle = event.target.value.trim().toLowerCase();
+    for (const label of document.querySelectorAll('#ops-list .op')) {
+      label.classList.toggle('hidden', needle !== '' && !label.dataset.op.toLowerCase().includes(needle));
+    }
+  });
+  $('ops-none').addEventListener('click', () => {
+    for (const input of document.querySelectorAll('#ops-list input')) input.checked = false;
+    updateOpsCount();
+    runPlanner();
+  });
+  $('ops-defaults').addEventListener('click', () => {
+    for (const input of document.querySelectorAll('#ops-list input')) input.checked = DEFAULT_OPS.includes(input.value);
+    updateOpsCount();
+    runPlanner();
+  });
+  $('reset-button').addEventListener('click', () => { resetPlanner(); runPlanner(); });
+}

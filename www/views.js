@@ -1,0 +1,138 @@
+// The demo's read-only panels: the presets table, the live probe's report,
+// the worker's answer set against the page's, and the declared → effective
+// diff of the `wasm` target. Each render function replaces its panel's content.
+import { $, chip, chips, code, formatMs, formatNumber, h, table } from './dom.js';
+
+/** A resolution without its timing, for comparing two probes. */
+export function withoutTiming(resolution) {
+  const copy = structuredClone(resolution);
+  delete copy.probe.elapsedMs;
+  return copy;
+}
+
+// ---------------------------------------------------------------- presets
+
+export function renderPresets({ presets, declaredAvailability }) {
+  const rows = presets().map(({ name, target }) => {
+    const availability = declaredAvailability(target);
+    const probed = target.features.includes('webGpu');
+    return h('tr', { class: probed && 'probed-row' },
+      h('th', { scope: 'row' }, code(name), probed && h('div', { class: 'tag' }, 'webGpu is probed')),
+      h('td', null, target.os),
+      h('td', null, target.arch),
+      h('td', null, target.accelerator),
+      h('td', null, chips(target.features, 'feature')),
+      h('td', { class: 'nowrap' }, chips(availability.devices, 'device')),
+      h('td', null, chips(availability.providers, 'provider')));
+  });
+  $('presets').replaceChildren(
+    ...table(['preset', 'os', 'arch', 'accelerator', 'features', 'devices', 'providers'], rows).childNodes);
+}
+
+// ---------------------------------------------------------------- probe
+
+export function renderProbe(resolution) {
+  const { probe } = resolution;
+  const adapter = probe.adapter;
+  const facts = [
+    ['reason', code(probe.reason)],
+    ['secure context', globalThis.isSecureContext ? 'yes' : 'no (WebGPU needs https or localhost)'],
+    ['navigator.gpu', probe.apiPresent ? 'present' : 'absent'],
+  ];
+  if (adapter) {
+    facts.push(
+      ['adapter vendor', adapter.info.vendor || '—'],
+      ['architecture', adapter.info.architecture || '—'],
+      ['device', adapter.info.device || '—'],
+      ['description', adapter.info.description || '—'],
+      ['fallback adapter', adapter.isFallbackAdapter ? 'yes (software)' : 'no'],
+    );
+  } else {
+    facts.push(['adapter', 'none']);
+  }
+  facts.push(['elapsed', formatMs(probe.elapsedMs)], ['timeout', `${formatNumber(probe.timeoutMs)} ms`]);
+  if (probe.deviceVerified !== undefined) facts.push(['device verified', probe.deviceVerified ? 'yes' : 'no']);
+  const badge = probe.available
+    ? h('p', { class: 'badge badge-ok' }, 'WebGPU available')
+    : h('p', { class: 'badge badge-warn' }, 'WebGPU unavailable');
+  const parts = [
+    h('div', { class: 'probe-head' }, badge, h('p', { class: 'probe-message' }, probe.message)),
+    h('dl', { class: 'facts' }, facts.map(([k, v]) => [h('dt', null, k), h('dd', null, v)])),
+  ];
+  if (adapter) {
+    const limits = Object.entries(adapter.limits);
+    parts.push(
+      h('h3', null, 'Features ', h('span', { class: 'count' }, adapter.features.length)),
+      chips(adapter.features, 'feature'),
+      h('details', { class: 'limits', open: true },
+        h('summary', null, 'Limits ', h('span', { class: 'count' }, limits.length)),
+        h('dl', { class: 'limit-grid' },
+          limits.map(([name, value]) => h('div', null, h('dt', null, name), h('dd', null, formatNumber(value)))))));
+  }
+  $('probe').replaceChildren(...parts);
+}
+
+export function renderWorker(state, pageResolution) {
+  const box = $('worker');
+  if (state.error) {
+    box.replaceChildren(h('p', { class: 'error' }, `The worker failed: ${state.error}`));
+    return;
+  }
+  if (!state.resolution) {
+    box.replaceChildren(h('p', { class: 'muted' }, 'Probing in the worker…'));
+    return;
+  }
+  const { probe } = state.resolution;
+  const change = state.resolution.changes[0];
+  const same = pageResolution
+    && JSON.stringify(withoutTiming(state.resolution)) === JSON.stringify(withoutTiming(pageResolution));
+  box.replaceChildren(
+    h('p', null,
+      h('span', { class: ['chip', change.action === 'kept' ? 'chip-kept' : 'chip-dropped'] }, `webGpu ${change.action}`),
+      ' ', code(change.reason), ` in ${formatMs(probe.elapsedMs)} — `,
+      pageResolution
+        ? h('span', { class: same ? 'same' : 'differs' }, same ? 'the same answer as the page' : 'a different answer from the page')
+        : ''),
+    h('details', null, h('summary', null, 'The worker’s resolution'),
+      h('pre', { id: 'worker-resolution', class: 'json' }, JSON.stringify(state.resolution, null, 2))));
+}
+
+// ---------------------------------------------------------------- declared → effective
+
+export function renderDiff(resolution, { declaredAvailability }) {
+  const { declared, effective, changes, availability } = resolution;
+  const declaredAvailabilityOfTarget = declaredAvailability(declared);
+  const featureRows = declared.features.map((feature) => {
+    const change = changes.find((c) => c.feature === feature);
+    const inEffective = effective.features.includes(feature);
+    return h('tr', null,
+      h('th', { scope: 'row' }, code(feature)),
+      h('td', null, 'declared'),
+      h('td', null, inEffective ? 'present' : h('span', { class: 'removed' }, 'absent')),
+      h('td', null, change
+        ? chip(change.action, change.action === 'kept' ? 'kept' : 'dropped')
+        : chip('as declared', 'neutral')),
+      h('td', null, change ? code(change.reason) : h('span', { class: 'muted' }, 'not probed')),
+      h('td', null, change ? change.detail : 'a browser cannot probe it'));
+  });
+  const listDiff = (before, after) => h('span', { class: 'chips' },
+    before.map((item) => after.includes(item) ? chip(item) : chip(item, 'removed-chip')),
+    after.filter((item) => !before.includes(item)).map((item) => chip(item, 'added')));
+  const droppedProviders = declaredAvailabilityOfTarget.providers.filter((p) => !availability.providers.includes(p));
+  const change = changes.find((c) => c.feature === 'webGpu');
+  const capabilities = availability.webGpu
+    ? `attached: ${availability.webGpu.features.length} features, ${Object.keys(availability.webGpu.limits).length} limits — capsules’ requirements are checked against them`
+    : 'none — capsules that state WebGPU requirements would be admitted as unverified';
+  $('diff').replaceChildren(
+    h('p', { class: 'target-line' },
+      'declared ', code(JSON.stringify(declared)), h('br'), 'effective ', code(JSON.stringify(effective))),
+    table(['feature', 'declared', 'effective', 'action', 'reason', 'detail'], featureRows, 'diff-table'),
+    h('dl', { class: 'facts facts-wide' },
+      h('dt', null, 'devices'), h('dd', null, listDiff(declaredAvailabilityOfTarget.devices, availability.devices)),
+      h('dt', null, 'providers'), h('dd', null, listDiff(declaredAvailabilityOfTarget.providers, availability.providers),
+        droppedProviders.length && change
+          ? h('span', { class: 'muted' }, ` — ${droppedProviders.join(', ')} removed: `, code(change.reason))
+          : ''),
+      h('dt', null, 'WebGPU capabilities'), h('dd', null, capabilities),
+      h('dt', null, 'kept as declared'), h('dd', null, chips(resolution.asDeclared, 'feature'))));
+}
