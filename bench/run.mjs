@@ -130,6 +130,14 @@ try {
   row('chromium', 'not measured', String(error.message ?? error).split('\n')[0], '', '', '');
 }
 
+// ---- the web app's critical path: navigation → decision on a cold page (bench/cold.mjs)
+try {
+  const { coldFigures, coldRows } = await import('./cold.mjs');
+  for (const r of coldRows(await coldFigures())) row(...r);
+} catch (error) {
+  row('cold', 'not measured', String(error.message ?? error).split('\n')[0], '', '', '');
+}
+
 const header = ['area', 'measure', 'median', 'spread (min–max)', 'reference (same run)', 'ratio', 'goal'];
 const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
 for (const r of rows) lines.push(`| ${[r.area, r.measure, r.value, r.spread, r.reference, r.ratio, r.goal].join(' | ')} |`);

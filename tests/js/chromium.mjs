@@ -33,3 +33,8 @@ export async function withChromium(extraArgs, fn, options = {}) {
     rmSync(profile, { recursive: true, force: true });
   }
 }
+
+/** A headless Chromium with `extraArgs` whose contexts start empty (`browser.newContext()`); close it when done. */
+export function launchChromium(extraArgs) {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...BASE_ARGS, ...extraArgs], timeout: 30_000 });
+}

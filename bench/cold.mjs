@@ -1,0 +1,234 @@
+// The web app's critical path (issue 11): time from navigation to the
+// decision "where does the model run" on a cold page, as a new user's app
+// makes it, against a reference page whose one same-origin module only calls
+// `navigator.gpu.requestAdapter()`.
+//
+//   node bench/cold.mjs [--samples N] [--json]      (after scripts/build.sh)
+//
+// Variants (each an HTML page served by this bench; the decision is the
+// moment the page stores `performance.now()`, i.e. ms since navigation start):
+//   reference   <script type="module" src="ref.js">: requestAdapter(), decided
+//   package     an inline module: import init, { detect } from '/pkg/index.js';
+//               await init(); await detect()
+//   preloaded   the same, with the package README's <link rel="modulepreload">
+//               and <link rel="preload"> lines in the <head>
+// Every sample is a fresh browser context (empty HTTP and code caches); the
+// variants take turns in a rotated order, so drift falls on all alike. Two
+// browsers: with --enable-unsafe-webgpu (SwiftShader answers) and with default
+// flags (requestAdapter() answers null). Two networks: plain localhost, and
+// Chrome DevTools Protocol emulation of 40 ms latency at 10 Mbit/s.
+// The static server compresses with gzip, as a real host does.
+//
+// Also reported per variant: the sequential fetches before the decision (the
+// longest chain of requests, each starting after the previous one's response
+// ended, the HTML not counted) and the bytes it loaded before deciding (JS and
+// wasm; gzip as served, and brotli of the same files).
+import { createServer } from 'node:http';
+import { readFileSync, statSync } from 'node:fs';
+import { extname, join, normalize, sep } from 'node:path';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import { launchChromium } from '../tests/js/chromium.mjs';
+import { ROOT } from '../tests/js/common.mjs';
+
+const args = process.argv.slice(2);
+const SAMPLES = Number(args[args.indexOf('--samples') + 1]) || 15;
+const asJson = args.includes('--json');
+
+const PRELOAD = `<link rel="modulepreload" href="/pkg/index.js">
+<link rel="preload" href="/pkg/backend_targets_bg.wasm" as="fetch" type="application/wasm" crossorigin>`;
+const decide = (expr) => `window.__decision = { t: performance.now(), value: ${expr} };`;
+const PACKAGE_SCRIPT = `<script type="module">
+import init, { detect } from '/pkg/index.js';
+await init();
+const resolution = await detect();
+${decide("resolution.changes[0].action === 'kept' ? 'webgpu' : 'wasm'")}
+</script>`;
+const page = (head, body = '') => `<!doctype html><html><head><meta charset="utf-8"><title>cold</title>${head}</head><body>${body}</body></html>`;
+
+export const VARIANTS = {
+  reference: page('<script type="module" src="/bench/cold/ref.js"></script>'),
+  package: page(PACKAGE_SCRIPT),
+  preloaded: page(PRELOAD + PACKAGE_SCRIPT),
+};
+const REF_JS = `// The reference: one plain same-origin module that only asks for an adapter.
+const adapter = navigator.gpu ? await navigator.gpu.requestAdapter() : null;
+${decide("adapter ? 'webgpu' : 'wasm'")}
+`;
+
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm' };
+const COMPRESSIBLE = new Set(['.html', '.js', '.wasm']);
+
+/** A static server for ROOT and the bench pages, gzip-compressing as a host would (cached per file). */
+async function serveCompressed() {
+  const cache = new Map();
+  const body = (path) => {
+    if (path === '/bench/cold/ref.js') return { type: TYPES['.js'], raw: Buffer.from(REF_JS) };
+    const name = path.match(/^\/bench\/cold\/(\w+)\.html$/)?.[1];
+    if (name && VARIANTS[name]) return { type: TYPES['.html'], raw: Buffer.from(VARIANTS[name]) };
+    const file = normalize(join(ROOT, path));
+    if (!file.startsWith(ROOT + sep) || !statSync(file, { throwIfNoEntry: false })?.isFile()) return null;
+    return { type: TYPES[extname(file)] ?? 'application/octet-stream', raw: readFileSync(file), ext: extname(file) };
+  };
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let entry = cache.get(path);
+    if (!entry) {
+      const found = body(path);
+      if (!found) { res.writeHead(404).end(); return; }
+      const compress = COMPRESSIBLE.has(found.ext ?? extname(path));
+      entry = { ...found, gzip: compress ? gzipSync(found.raw, { level: 9 }) : null };
+      cache.set(path, entry);
+    }
+    const gzip = entry.gzip && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
+    const payload = gzip ? entry.gzip : entry.raw;
+    res.writeHead(200, {
+      'Content-Type': entry.type,
+      'Content-Length': payload.length,
+      'Cache-Control': 'no-store',
+      ...(gzip ? { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } : {}),
+    });
+    res.end(req.method === 'HEAD' ? undefined : payload);
+  });
+  server.keepAliveTimeout = 1;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+  };
+}
+
+const quantile = (sorted, q) => {
+  const i = (sorted.length - 1) * q;
+  const lo = Math.floor(i);
+  return sorted[lo] + (sorted[Math.min(lo + 1, sorted.length - 1)] - sorted[lo]) * (i - lo);
+};
+const summary = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { n: s.length, median: quantile(s, 0.5), min: s[0], max: s.at(-1) };
+};
+
+/** One cold load: a fresh context, optionally throttled; returns the decision time and the fetch facts. */
+async function coldLoad(browser, origin, variant, throttled) {
+  const context = await browser.newContext();
+  try {
+    const tab = await context.newPage();
+    if (throttled) {
+      const cdp = await context.newCDPSession(tab);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 10e6 / 8,
+      });
+    }
+    await tab.goto(`${origin}/bench/cold/${variant}.html`, { waitUntil: 'commit' });
+    await tab.waitForFunction(() => window.__decision, null, { timeout: 30_000 });
+    return await tab.evaluate(() => {
+      const { t, value } = window.__decision;
+      const before = performance.getEntriesByType('resource').filter((r) => r.responseEnd <= t);
+      // Longest chain of fetches where each starts after the previous one ended.
+      const sorted = [...before].sort((a, b) => a.startTime - b.startTime);
+      const depth = sorted.map(() => 1);
+      for (let j = 0; j < sorted.length; j++) {
+        for (let i = 0; i < j; i++) {
+          if (sorted[j].startTime >= sorted[i].responseEnd) depth[j] = Math.max(depth[j], depth[i] + 1);
+        }
+      }
+      return {
+        t, value,
+        chain: Math.max(0, ...depth),
+        paths: before.map((r) => new URL(r.name).pathname),
+        transferred: before.reduce((n, r) => n + r.transferSize, 0),
+      };
+    });
+  } finally {
+    await context.close();
+  }
+}
+
+/** The gzip and brotli sizes of the files a page loaded (the bench's own ref.js included). */
+function sizes(paths) {
+  let gzip = 0, brotli = 0, raw = 0;
+  for (const path of new Set(paths)) {
+    const bytes = path === '/bench/cold/ref.js' ? Buffer.from(REF_JS) : readFileSync(join(ROOT, path));
+    raw += bytes.length;
+    gzip += gzipSync(bytes, { level: 9 }).length;
+    brotli += brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }).length;
+  }
+  return { raw, gzip, brotli };
+}
+
+export async function coldFigures({ samples = SAMPLES, variants = Object.keys(VARIANTS) } = {}) {
+  const server = await serveCompressed();
+  const results = [];
+  try {
+    for (const [adapter, flags] of [['adapter', ['--enable-unsafe-webgpu']], ['no adapter', []]]) {
+      const browser = await launchChromium(flags);
+      try {
+        for (const [network, throttled] of [['localhost', false], ['40 ms RTT, 10 Mbit/s', true]]) {
+          // One untimed load of each: the browser's own first-use costs (GPU process, adapter enumeration).
+          for (const variant of variants) await coldLoad(browser, server.origin, variant, throttled);
+          const runs = Object.fromEntries(variants.map((v) => [v, []]));
+          for (let i = 0; i < samples; i++) {
+            for (let k = 0; k < variants.length; k++) {
+              const variant = variants[(i + k) % variants.length];
+              runs[variant].push(await coldLoad(browser, server.origin, variant, throttled));
+            }
+          }
+          for (const variant of variants) {
+            const xs = runs[variant];
+            const decisions = new Set(xs.map((x) => x.value));
+            if (decisions.size !== 1) throw new Error(`${variant}: decisions differ: ${[...decisions]}`);
+            const last = xs.at(-1);
+            results.push({
+              adapter, network, variant,
+              decision: [...decisions][0],
+              ms: summary(xs.map((x) => x.t)),
+              chain: Math.max(...xs.map((x) => x.chain)),
+              paths: last.paths,
+              transferred: summary(xs.map((x) => x.transferred)).median,
+              bytes: sizes(last.paths),
+            });
+          }
+        }
+      } finally {
+        await browser.close();
+      }
+    }
+  } finally {
+    await server.close();
+  }
+  return results;
+}
+
+/** Table rows (area, measure, median, spread, reference, ratio, goal) for bench/run.mjs. */
+export function coldRows(results) {
+  const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+  const rows = [];
+  for (const r of results) {
+    if (r.variant === 'reference') continue;
+    const ref = results.find((x) => x.variant === 'reference' && x.adapter === r.adapter && x.network === r.network);
+    const goal = r.network === 'localhost' ? '≤ 1.30' : '≤ 1.50';
+    rows.push(['cold', `${r.variant}: navigation → decision, ${r.adapter}, ${r.network} (ms)`, f(r.ms.median),
+      `${f(r.ms.min)}–${f(r.ms.max)}`, `reference ${f(ref.ms.median)} (${f(ref.ms.min)}–${f(ref.ms.max)})`,
+      (r.ms.median / ref.ms.median).toFixed(2), goal]);
+  }
+  const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+  for (const variant of new Set(results.map((r) => r.variant))) {
+    const r = results.find((x) => x.variant === variant && x.network !== 'localhost' && x.adapter === 'adapter');
+    rows.push(['cold', `${variant}: sequential fetches before the decision`, String(r.chain), r.paths.join(' '), '',
+      '', variant === 'reference' ? '' : '≤ 2']);
+    rows.push(['cold', `${variant}: JS + wasm loaded before the decision, gzip`, kib(r.bytes.gzip),
+      `brotli ${kib(r.bytes.brotli)}, raw ${kib(r.bytes.raw)}, on the wire ${kib(r.transferred)}`, '', '', '']);
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const results = await coldFigures();
+  if (asJson) {
+    console.log(JSON.stringify(results, null, 2));
+  } else {
+    const header = ['area', 'measure', 'median', 'spread (min–max)', 'reference (same run)', 'ratio', 'goal'];
+    console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
+    for (const row of coldRows(results)) console.log(`| ${row.join(' | ')} |`);
+  }
+}
