@@ -1,4 +1,39 @@
-// Browser and bundler entry: wasm-bindgen's glue (call the default `init` once),
-// with the `wasm` preset under its seed name (the glue reserves `wasm`).
+// Browser and bundler entry. scripts/build.sh bundles this file with
+// wasm-bindgen's glue and the JS halves (snippets) into one module, pkg/index.js,
+// so a page makes one request for the JS. Evaluating it starts fetching and
+// compiling the .wasm (streaming), in parallel with whatever the page does
+// next; `init()` without an argument instantiates that module. The rest is
+// wasm-bindgen's own glue, with the `wasm` preset under its seed name (the glue
+// reserves `wasm`).
+import init from './backend_targets.js';
+
 export * from './backend_targets.js';
-export { default, wasmPreset as wasm } from './backend_targets.js';
+export { wasmPreset as wasm } from './backend_targets.js';
+
+// Written out for bundlers, which copy the asset and rewrite this URL.
+const url = new URL('./backend_targets_bg.wasm', import.meta.url);
+
+/** The module compiling since evaluation (or its bytes, for a server that
+ *  does not send `application/wasm`); undefined off http(s), as in Node. */
+let early = /^https?:$/.test(url.protocol) && typeof fetch === 'function' ? start() : undefined;
+
+function start() {
+  const response = fetch(url);
+  if (typeof WebAssembly.compileStreaming !== 'function') return response;
+  const compiled = WebAssembly.compileStreaming(response).catch(async (error) => {
+    const answer = await response;
+    // compileStreaming checks the MIME type before it reads the body.
+    if (answer.ok && !answer.bodyUsed) return answer.arrayBuffer();
+    throw error;
+  });
+  compiled.catch(() => {}); // reported by init(), if it is called
+  return compiled;
+}
+
+/** wasm-bindgen's init; without an argument, it uses the module fetched at evaluation. */
+export default function initEntry(moduleOrPath) {
+  if (moduleOrPath !== undefined || early === undefined) return init(moduleOrPath);
+  const module_or_path = early;
+  early = undefined;
+  return init({ module_or_path });
+}

@@ -3,7 +3,8 @@
 #   target/release/backend-targets   the native command
 #   dist/backend-targets.wasm        the WASI command (wasm32-wasip1, wasm-opt -Oz)
 #   pkg/                             the npm package (wasm-bindgen --target web, wasm-opt -Oz,
-#                                    pkg-template/), and dist/backend-targets-<version>.tgz
+#                                    one JS module bundled by rolldown, pkg-template/), and
+#                                    dist/backend-targets-<version>.tgz
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -52,11 +53,18 @@ mkdir -p pkg
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
   --enable-reference-types --enable-multivalue \
   target/pkg-raw/backend_targets_bg.wasm -o pkg/backend_targets_bg.wasm
-cp target/pkg-raw/backend_targets.js target/pkg-raw/backend_targets.d.ts target/pkg-raw/backend_targets_bg.wasm.d.ts pkg/
-# The JS halves of the boundary and of the probe (src/*.js), as wasm-bindgen lays them out.
-cp -r target/pkg-raw/snippets pkg/
-cp pkg-template/package.json pkg-template/index.js pkg-template/index.d.ts pkg-template/node.js pkg-template/README.md pkg-template/LICENSE pkg/
+cp target/pkg-raw/backend_targets.d.ts target/pkg-raw/backend_targets_bg.wasm.d.ts pkg/
+# The browser entry is one module: pkg-template/index.js bundled (rolldown,
+# minified) with wasm-bindgen's glue and the JS halves of the boundary and of
+# the probe (src/wasm/*.js, wasm-bindgen's snippets), so that a page waits on one
+# JS request, not three in a row, before the .wasm request it starts.
+cp pkg-template/index.js target/pkg-raw/entry.js
+tests/js/node_modules/.bin/rolldown target/pkg-raw/entry.js --format esm --platform browser --minify \
+  --postBanner '// backend-targets: the browser and bundler entry, wasm-bindgen glue and JS halves in one module (pkg-template/index.js, bundled by scripts/build.sh).' \
+  --file pkg/index.js >/dev/null
+cp pkg-template/package.json pkg-template/index.d.ts pkg-template/node.js pkg-template/README.md pkg-template/LICENSE pkg/
 tarball=$(cd pkg && npm pack --silent --pack-destination ../dist)
-printf 'pkg/backend_targets_bg.wasm: %s bytes, %s gzipped; dist/%s: %s bytes\n' \
+printf 'pkg/backend_targets_bg.wasm: %s bytes, %s gzipped; pkg/index.js: %s bytes, %s gzipped; dist/%s: %s bytes\n' \
   "$(wc -c <pkg/backend_targets_bg.wasm)" "$(gzip -9c pkg/backend_targets_bg.wasm | wc -c)" \
+  "$(wc -c <pkg/index.js)" "$(gzip -9c pkg/index.js | wc -c)" \
   "$tarball" "$(wc -c <"dist/$tarball")"

@@ -1,6 +1,6 @@
 // The JavaScript API's test bodies, shared by package.test.mjs (the package's
-// Node entry, pkg/node.js) and package-web.test.mjs (the web glue,
-// pkg/backend_targets.js, after initSync). Not a test file itself: each suite
+// Node entry, pkg/node.js) and package-web.test.mjs (the browser entry,
+// pkg/index.js, after initSync). Not a test file itself: each suite
 // calls `defineApiSuite` with the API object it loaded.
 //
 // Checked: every preset (default options, every option it takes, every option

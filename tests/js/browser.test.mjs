@@ -314,3 +314,24 @@ test('Chromium, insecure context (a mapped hostname over plain http): no navigat
     await commonChecks(t, demo, 'demo-insecure.png');
   });
 });
+
+test('Chromium: pkg/index.js is one request, and evaluating it starts the .wasm request that init() then uses', async () => {
+  await withChromium([], async (context) => {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const requested = [];
+    page.on('request', (request) => requested.push(new URL(request.url()).pathname));
+    await page.goto(`${server.origin}/pkg/README.md`); // any same-origin document
+    const wasmRequest = page.waitForRequest((request) => request.url().endsWith('/pkg/backend_targets_bg.wasm'), { timeout: 10_000 });
+    // Import only: no init() call yet.
+    await page.evaluate(() => import('/pkg/index.js').then(() => undefined));
+    await wasmRequest;
+    const presets = await page.evaluate(async () => {
+      const m = await import('/pkg/index.js');
+      await m.default();
+      return m.presets().length;
+    });
+    assert.equal(presets, 13);
+    assert.deepEqual(requested, ['/pkg/README.md', '/pkg/index.js', '/pkg/backend_targets_bg.wasm'],
+      'one JS request, and the .wasm fetched once (init() used the early request)');
+  });
+});

@@ -1,7 +1,9 @@
-// The built npm package through the web glue (pkg/backend_targets.js, as
-// browsers and bundlers load it), initialised with initSync({ module: bytes });
-// and the browser entry pkg/index.js over it. The test bodies are shared with
-// package.test.mjs (api-cases.mjs).
+// The built npm package through its browser and bundler entry, pkg/index.js:
+// one module (wasm-bindgen's glue and the JS halves bundled by scripts/build.sh),
+// initialised here with initSync({ module: bytes }). The test bodies are
+// shared with package.test.mjs (api-cases.mjs). That the entry starts the
+// .wasm request when a page evaluates it is checked in Chromium
+// (browser.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -11,25 +13,26 @@ import { ROOT } from './common.mjs';
 import { defineApiSuite } from './api-cases.mjs';
 
 const PKG = process.env.BACKEND_TARGETS_PKG ?? join(ROOT, 'pkg');
-const glue = await import(pathToFileURL(join(PKG, 'backend_targets.js')).href);
+const source = readFileSync(join(PKG, 'index.js'), 'utf8');
 const index = await import(pathToFileURL(join(PKG, 'index.js')).href);
 
+test('pkg/index.js is one module: it imports nothing, and names the .wasm for bundlers', () => {
+  assert.doesNotMatch(source, /\bimport\s*[\w{*]|\bimport\s*\(|\bfrom\s*["'`]/, 'no static or dynamic import');
+  assert.match(source, /new URL\([`'"]\.\/backend_targets_bg\.wasm[`'"],\s*import\.meta\.url\)/);
+});
+
 test('before init, calls fail; initSync({ module }) initialises once', async () => {
-  assert.throws(() => glue.presets(), TypeError, 'no instance before init');
-  const exports = glue.initSync({ module: readFileSync(join(PKG, 'backend_targets_bg.wasm')) });
+  assert.throws(() => index.presets(), TypeError, 'no instance before init');
+  const exports = index.initSync({ module: readFileSync(join(PKG, 'backend_targets_bg.wasm')) });
   assert.ok(exports.memory instanceof WebAssembly.Memory);
-  assert.equal(glue.initSync({ module: new Uint8Array([0]) }), exports, 'a second initSync is a no-op');
-  assert.equal(await glue.default(), exports, 'init() after initSync resolves to the same instance');
-  assert.equal(glue.presets().length, 13);
+  assert.equal(index.initSync({ module: new Uint8Array([0]) }), exports, 'a second initSync is a no-op');
+  assert.equal(await index.default(), exports, 'init() after initSync resolves to the same instance');
+  assert.equal(index.presets().length, 13);
 });
 
-test('the raw glue exports the wasm preset as wasmPreset only; index.js adds `wasm`', () => {
-  assert.equal('wasm' in glue, false, 'wasm-bindgen reserves `wasm`');
-  assert.equal(typeof glue.wasmPreset, 'function');
-  assert.equal(index.wasm, glue.wasmPreset);
-  assert.equal(index.wasmPreset, glue.wasmPreset);
-  assert.equal(index.default, glue.default);
-  assert.equal(index.plan, glue.plan);
+test('the wasm preset is exported as `wasm` (its seed name) and as wasm-bindgen’s `wasmPreset`', () => {
+  assert.equal(index.wasm, index.wasmPreset);
+  assert.deepEqual(index.wasm(), { os: 'wasi', arch: 'wasm32', accelerator: 'wasm', features: ['webGpu'] });
 });
 
-defineApiSuite('web glue (pkg/backend_targets.js, initSync)', () => glue, { wasmExport: 'wasmPreset' });
+defineApiSuite('browser entry (pkg/index.js, initSync)', () => index, { wasmExport: 'wasmPreset' });

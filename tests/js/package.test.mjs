@@ -12,12 +12,12 @@ import { defineApiSuite } from './api-cases.mjs';
 
 const PKG = process.env.BACKEND_TARGETS_PKG ?? join(ROOT, 'pkg');
 const api = await import(pathToFileURL(join(PKG, 'node.js')).href);
-const glue = await import(pathToFileURL(join(PKG, 'backend_targets.js')).href);
+const index = await import(pathToFileURL(join(PKG, 'index.js')).href);
 
-test('pkg/node.js needs no init call and re-exports the glue, `wasm` for `wasmPreset`', () => {
-  assert.equal(api.plan, glue.plan, 'the same glue module instance');
-  assert.equal(api.wasm, glue.wasmPreset);
-  assert.equal(api.default, glue.default);
+test('pkg/node.js needs no init call and re-exports the browser entry, `wasm` for `wasmPreset`', () => {
+  assert.equal(api.plan, index.plan, 'the same module instance as pkg/index.js');
+  assert.equal(api.wasm, index.wasmPreset);
+  assert.equal(api.default, index.default);
   assert.deepEqual(api.wasm(), { os: 'wasi', arch: 'wasm32', accelerator: 'wasm', features: ['webGpu'] });
 });
 
@@ -28,7 +28,6 @@ test('the package.json exports map sends Node to node.js and everything else to 
   assert.equal(manifest.exports['.'].node, './node.js');
   assert.equal(manifest.exports['.'].default, './index.js');
   for (const entry of manifest.files) {
-    // `snippets` is wasm-bindgen's folder of the JS halves (src/*.js): every file in it counts.
     const files = statSync(join(PKG, entry)).isDirectory()
       ? readdirSync(join(PKG, entry), { recursive: true }).map((name) => join(entry, name)).filter((name) => statSync(join(PKG, name)).isFile())
       : [entry];
