@@ -63,8 +63,10 @@ async function openDemo(context, origin, { allowedWarnings = [] } = {}) {
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
   });
+  const requested = [];
   page.on('request', (request) => {
     const url = request.url();
+    requested.push(new URL(url).pathname);
     if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) problems.push(`request outside the origin: ${url}`);
   });
   // Counted by the page itself, in case a violation is not logged.
@@ -96,6 +98,7 @@ async function openDemo(context, origin, { allowedWarnings = [] } = {}) {
   return {
     page,
     problems,
+    requested,
     allowedWarningsSeen,
     cspViolations: state.cspViolations,
     cspHeader: response.headers()['content-security-policy'],
@@ -132,6 +135,12 @@ async function commonChecks(t, demo, screenshot) {
     // One report per policy: the header's and the <meta>'s.
     assert.equal(inline.ran, false);
     assert.deepEqual(inline.violations, ['script-src-elem inline', 'script-src-elem inline']);
+  });
+
+  await t.test('the preloads in the <head> are used: the package is fetched once by the page, once by the worker', () => {
+    const count = (path) => demo.requested.filter((p) => p === path).length;
+    assert.equal(count('/pkg/index.js'), 2, demo.requested.join(' '));
+    assert.equal(count('/pkg/backend_targets_bg.wasm'), 2, demo.requested.join(' '));
   });
 
   await t.test('the planner panel shows a plan', async () => {
