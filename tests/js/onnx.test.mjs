@@ -1,0 +1,87 @@
+// The README's recipe run for real (www/onnx/): detect() and plan() decide,
+// then ONNX Runtime Web (npm onnxruntime-web, served from this origin through
+// www/onnx/ort) runs a tiny model (www/onnx/tiny.onnx: y = Relu(x · W + b)) on
+// the execution provider the plan chose. In headless Chromium:
+//   --enable-unsafe-webgpu   SwiftShader answers: the plan picks webGpu, ORT runs on 'webgpu'
+//   default flags            no adapter: the plan falls back to cpu, ORT runs on 'wasm'
+// The output is checked against the same arithmetic done here, in float64.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { withChromium } from './chromium.mjs';
+import { ROOT } from './common.mjs';
+import { serve } from './static-server.mjs';
+
+// The model's numbers (www/onnx/make_model.py) and the page's input (www/onnx/app.js).
+const W = [[0.5, -1.0, 0.25], [1.0, 0.5, -0.5], [-0.25, 0.75, 1.0], [0.0, -0.5, 0.5]];
+const B = [0.1, -0.2, 0.3];
+const X = [2, 1, 1, 1];
+const EXPECTED = B.map((b, j) => Math.max(0, X.reduce((sum, x, i) => sum + x * W[i][j], b)));
+
+let server;
+before(async () => {
+  for (const file of ['pkg/index.js', 'www/onnx/tiny.onnx', 'www/onnx/ort/ort.webgpu.min.mjs', 'www/onnx/ort/ort.wasm.min.mjs']) {
+    assert.ok(existsSync(join(ROOT, file)), `${file} is missing (scripts/build.sh; npm ci in tests/js)`);
+  }
+  server = await serve(ROOT);
+});
+after(async () => {
+  await server?.close();
+});
+
+async function runExample(context) {
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems = [];
+  const requested = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${server.origin}/`) && !url.startsWith('data:')) problems.push(`request outside the origin: ${url}`);
+    requested.push(new URL(url).pathname);
+  });
+  await page.goto(`${server.origin}/www/onnx/`);
+  await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60_000 });
+  const state = await page.evaluate(() => ({
+    ready: document.body.dataset.ready,
+    status: document.getElementById('status').textContent,
+    output: document.getElementById('output').textContent,
+    plan: document.getElementById('plan').textContent,
+  }));
+  assert.equal(state.ready, 'true', `${state.status}; ${problems.join('; ')}`);
+  assert.deepEqual(problems, []);
+  return { ...state, result: JSON.parse(state.output), requested };
+}
+
+function assertOutput(result) {
+  assert.deepEqual(result.dims, [1, 3]);
+  assert.equal(result.y.length, EXPECTED.length);
+  result.y.forEach((y, j) => assert.ok(Math.abs(y - EXPECTED[j]) < 1e-5, `y[${j}] = ${y}, expected ${EXPECTED[j]}`));
+  assert.equal(EXPECTED[1], 0, 'the input exercises Relu');
+}
+
+test('SwiftShader: the plan picks webGpu and ONNX Runtime Web runs the model on webgpu', async () => {
+  await withChromium(['--enable-unsafe-webgpu'], async (context) => {
+    const run = await runExample(context);
+    assert.equal(run.result.executionProvider, 'webgpu');
+    assert.match(run.plan, /config #0 won/);
+    assertOutput(run.result);
+    assert.ok(run.requested.includes('/www/onnx/ort/ort.webgpu.min.mjs'));
+    assert.ok(!run.requested.includes('/www/onnx/ort/ort.wasm.min.mjs'), 'only the chosen build is fetched');
+  });
+});
+
+test('no adapter: the plan falls back to cpu and ONNX Runtime Web runs the model on wasm', async () => {
+  await withChromium([], async (context) => {
+    const run = await runExample(context);
+    assert.equal(run.result.executionProvider, 'wasm');
+    assert.match(run.plan, /config #1 won/);
+    assertOutput(run.result);
+    assert.ok(run.requested.includes('/www/onnx/ort/ort.wasm.min.mjs'));
+    assert.ok(!run.requested.includes('/www/onnx/ort/ort.webgpu.min.mjs'), 'only the chosen build is fetched');
+  });
+});

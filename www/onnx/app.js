@@ -1,0 +1,53 @@
+// The ONNX Runtime Web example (see index.html): the decision with
+// backend-targets, then the runtime it chose. The mapping from a plan to an
+// execution provider is the app's: here every kernel on webGpu → 'webgpu',
+// else 'wasm' (ONNX Runtime's CPU kernels compiled to WebAssembly).
+import init, { detect, plan } from '../../pkg/index.js';
+import { $, chip, code, h, table } from '../dom.js';
+
+/** The model's ops, in the package's vocabulary. */
+const OPS = ['matmul', 'add', 'relu'];
+/** What the app can run them with: ONNX Runtime's WebGPU kernels, or its wasm (CPU) ones. */
+const CAPSULES = [
+  ...OPS.map((op) => ({ name: `ort.webgpu.${op}`, op, provider: 'webGpu', device: 'wasm', trustLevel: 'checked', vjpMode: 'none' })),
+  ...OPS.map((op) => ({ name: `ort.wasm.${op}`, op, provider: 'reference', device: 'cpu', trustLevel: 'checked', vjpMode: 'none' })),
+];
+/** Inference only: no config asks for a VJP (the default, torchLeanTape, would refuse these capsules). */
+const CONFIGS = [
+  { device: 'wasm', backend: { only: 'webGpu' }, vjpMode: 'none' },
+  { device: 'cpu', vjpMode: 'none' },
+];
+export const INPUT = [2, 1, 1, 1];
+
+async function main() {
+  await init();
+  const { availability } = await detect();
+  const result = plan({ ops: OPS, configs: CONFIGS, capsules: CAPSULES, availability, mode: 'wholePlan' });
+  if (!result.ok) throw new Error('no config serves every op');
+  const ep = result.kernels.every((k) => k.provider === 'webGpu') ? 'webgpu' : 'wasm';
+  $('plan').replaceChildren(
+    h('p', null, `config #${result.configIndex} won → execution provider `, code(ep)),
+    table(['op', 'capsule', 'provider', 'device'], result.kernels.map((k) =>
+      h('tr', null, h('td', null, code(k.op)), h('td', null, code(k.capsule)), h('td', null, chip(k.provider, 'provider')),
+        h('td', null, chip(k.device, 'device')))), 'kernels'));
+  $('status').replaceChildren('Decided: ', code(ep), '; loading ONNX Runtime Web for it…');
+
+  // Only now, and only the build for that provider.
+  const ort = await import(ep === 'webgpu' ? './ort/ort.webgpu.min.mjs' : './ort/ort.wasm.min.mjs');
+  ort.env.wasm.numThreads = 1; // the page is not cross-origin isolated
+  ort.env.wasm.wasmPaths = new URL('./ort/', import.meta.url).href;
+  const session = await ort.InferenceSession.create(new URL('./tiny.onnx', import.meta.url).href,
+    { executionProviders: [ep] });
+  const { y } = await session.run({ x: new ort.Tensor('float32', Float32Array.from(INPUT), [1, INPUT.length]) });
+  $('input').textContent = JSON.stringify(INPUT);
+  $('output').textContent = JSON.stringify({ executionProvider: ep, dims: y.dims, y: Array.from(y.data) });
+  $('status').replaceChildren('Ran on ', code(ep), '.');
+  document.body.dataset.ep = ep;
+  document.body.dataset.ready = 'true';
+}
+
+main().catch((error) => {
+  $('status').replaceChildren(h('span', { class: 'error' }, `The example failed: ${error?.message ?? error}`));
+  document.body.dataset.ready = 'error';
+  console.error(error);
+});
