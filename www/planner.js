@@ -140,11 +140,11 @@ function renderPlan(result, request) {
         ` · ${request.ops.length} ops · ${request.capsules.length} capsules · against ${against}`)),
   ];
   if (result.kernels) {
-    parts.push(h('h3', null, 'Kernels'),
+    parts.push(h('h3', null, 'Kernels'), h('div', { class: 'table-wrap' },
       table(['#', 'op', 'capsule', 'provider', 'device', 'config'], result.kernels.map((k, i) =>
         h('tr', null, h('td', null, i), h('td', null, code(k.op)), h('td', null, code(k.capsule)),
           h('td', null, chip(k.provider, 'provider')), h('td', null, chip(k.device, 'device')),
-          h('td', null, `#${k.configIndex}`))), 'kernels'));
+          h('td', null, `#${k.configIndex}`))), 'kernels')));
   }
   parts.push(h('h3', null, 'Every capsule considered, per config and op'), result.attempts.map((a) => renderAttempt(a, result)));
   $('plan').replaceChildren(...parts.flat());

@@ -126,7 +126,7 @@ export function renderDiff(resolution, { declaredAvailability }) {
   $('diff').replaceChildren(
     h('p', { class: 'target-line' },
       'declared ', code(JSON.stringify(declared)), h('br'), 'effective ', code(JSON.stringify(effective))),
-    table(['feature', 'declared', 'effective', 'action', 'reason', 'detail'], featureRows, 'diff-table'),
+    h('div', { class: 'table-wrap' }, table(['feature', 'declared', 'effective', 'action', 'reason', 'detail'], featureRows, 'diff-table')),
     h('dl', { class: 'facts facts-wide' },
       h('dt', null, 'devices'), h('dd', null, listDiff(declaredAvailabilityOfTarget.devices, availability.devices)),
       h('dt', null, 'providers'), h('dd', null, listDiff(declaredAvailabilityOfTarget.providers, availability.providers),

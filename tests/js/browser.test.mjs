@@ -344,3 +344,30 @@ test('Chromium: pkg/index.js is one request, and evaluating it starts the .wasm 
       'one JS request, and the .wasm fetched once (init() used the early request)');
   });
 });
+
+test('Chromium at phone width (390 px): nothing overflows the page horizontally', async () => {
+  await withBrowser(['--enable-unsafe-webgpu'], async (context) => {
+    const demo = await openDemo(context, server.origin);
+    assert.deepEqual(demo.problems, []);
+    const layout = await demo.page.evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      // Wide tables and JSON scroll inside their card; anything else sticking
+      // out past the viewport is an overflow, even if clipped.
+      const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+      const outside = [];
+      for (const el of document.body.querySelectorAll('*')) {
+        const box = el.getBoundingClientRect();
+        if (box.width === 0 || box.right <= width + 0.5) continue;
+        let ancestor = el.parentElement;
+        while (ancestor && !scrolls(ancestor)) ancestor = ancestor.parentElement;
+        if (!ancestor) outside.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className} (right ${Math.round(box.right)})`);
+      }
+      return { width, scrollWidth: document.documentElement.scrollWidth, bodyScrollWidth: document.body.scrollWidth, outside };
+    });
+    assert.equal(layout.width, 390);
+    assert.ok(layout.scrollWidth <= layout.width, `the page is ${layout.scrollWidth} px wide`);
+    assert.ok(layout.bodyScrollWidth <= layout.width, `the body is ${layout.bodyScrollWidth} px wide`);
+    assert.deepEqual(layout.outside.slice(0, 10), []);
+    await demo.page.screenshot({ path: join(ARTIFACTS, 'demo-phone.png'), fullPage: true });
+  }, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+});

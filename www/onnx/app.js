@@ -27,9 +27,9 @@ async function main() {
   const ep = result.kernels.every((k) => k.provider === 'webGpu') ? 'webgpu' : 'wasm';
   $('plan').replaceChildren(
     h('p', null, `config #${result.configIndex} won → execution provider `, code(ep)),
-    table(['op', 'capsule', 'provider', 'device'], result.kernels.map((k) =>
+    h('div', { class: 'table-wrap' }, table(['op', 'capsule', 'provider', 'device'], result.kernels.map((k) =>
       h('tr', null, h('td', null, code(k.op)), h('td', null, code(k.capsule)), h('td', null, chip(k.provider, 'provider')),
-        h('td', null, chip(k.device, 'device')))), 'kernels'));
+        h('td', null, chip(k.device, 'device')))), 'kernels')));
   $('status').replaceChildren('Decided: ', code(ep), '; loading ONNX Runtime Web for it…');
 
   // Only now, and only the build for that provider.
