@@ -33,12 +33,16 @@ import { ROOT } from '../tests/js/common.mjs';
 const args = process.argv.slice(2);
 const SAMPLES = Number(args[args.indexOf('--samples') + 1]) || 15;
 const asJson = args.includes('--json');
+// `--also NAME=/url/path/` adds a variant like `package` that imports the
+// package from another folder under the repository (say, a build of an
+// earlier commit), interleaved with the others.
+const ALSO = args.flatMap((arg, i) => (args[i - 1] === '--also' ? [arg.split('=')] : []));
 
 const PRELOAD = `<link rel="modulepreload" href="/pkg/index.js">
 <link rel="preload" href="/pkg/backend_targets_bg.wasm" as="fetch" type="application/wasm" crossorigin>`;
 const decide = (expr) => `window.__decision = { t: performance.now(), value: ${expr} };`;
-const PACKAGE_SCRIPT = `<script type="module">
-import init, { detect } from '/pkg/index.js';
+const packageScript = (entry) => `<script type="module">
+import init, { detect } from '${entry}';
 await init();
 const resolution = await detect();
 ${decide("resolution.changes[0].action === 'kept' ? 'webgpu' : 'wasm'")}
@@ -47,8 +51,9 @@ const page = (head, body = '') => `<!doctype html><html><head><meta charset="utf
 
 export const VARIANTS = {
   reference: page('<script type="module" src="/bench/cold/ref.js"></script>'),
-  package: page(PACKAGE_SCRIPT),
-  preloaded: page(PRELOAD + PACKAGE_SCRIPT),
+  package: page(packageScript('/pkg/index.js')),
+  preloaded: page(PRELOAD + packageScript('/pkg/index.js')),
+  ...Object.fromEntries(ALSO.map(([name, path]) => [name, page(packageScript(`${path}index.js`))])),
 };
 const REF_JS = `// The reference: one plain same-origin module that only asks for an adapter.
 const adapter = navigator.gpu ? await navigator.gpu.requestAdapter() : null;

@@ -3,7 +3,10 @@
 # chromium-driver, installed by scripts/setup.sh), after scripts/build.sh:
 #   tests/js/browser.test.mjs   the demo page www/ and the WebGPU probe, driven by
 #                               playwright-core: SwiftShader kept, no-adapter,
-#                               insecure context, worker, CSP, plan-time gating
+#                               insecure context, worker, CSP, plan-time gating,
+#                               the one-module entry's requests, phone width
+#   tests/js/onnx.test.mjs      www/onnx/: the plan's provider runs a model in
+#                               ONNX Runtime Web (webgpu and wasm)
 #   tests/probe_browser.rs      wasm-bindgen-test in Chromium: the timeout,
 #                               adapter-request-failed and device-request-failed
 #                               outcomes, simulated
@@ -15,8 +18,8 @@ start=$(date +%s)
 
 # --wasm-only: skip the Node suite (scripts/test.sh runs it with the others).
 if [ "${1:-}" != "--wasm-only" ]; then
-  echo "== Chromium: demo page and WebGPU probe (tests/js/browser.test.mjs)"
-  node --test tests/js/browser.test.mjs
+  echo "== Chromium: demo page, WebGPU probe, ONNX Runtime Web example (tests/js/browser.test.mjs, onnx.test.mjs)"
+  node --test tests/js/browser.test.mjs tests/js/onnx.test.mjs
 fi
 
 echo "== Chromium: wasm-bindgen-test (tests/probe_browser.rs)"

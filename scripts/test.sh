@@ -4,10 +4,11 @@
 #     the native probe against stand-in libraries), property tests, schemas,
 #     doc tests (the gates also check the Metal path for aarch64-apple-darwin)
 #   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
-#   Node suites (tests/js/): the npm package (node entry and web glue), the
+#   Node suites (tests/js/): the npm package (node entry and browser entry), the
 #     consumer check (offline install, tsc, Vite), the WASI build under wasmtime
 #     and node:wasi, the probe under Node, the JS halves (src/*.js) on their
-#     own, and Chromium (demo page, probe, worker)
+#     own, and Chromium (demo page at desktop and phone width, probe, worker,
+#     the ONNX Runtime Web example)
 #   a bounded fuzzing run (cargo-fuzz, 20 s per target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
