@@ -1,11 +1,14 @@
 // Browser and bundler entry. scripts/build.sh bundles this file with
 // wasm-bindgen's glue and the JS halves (snippets) into one module, pkg/index.js,
 // so a page makes one request for the JS. Evaluating it starts fetching and
-// compiling the .wasm (streaming), in parallel with whatever the page does
-// next; `init()` without an argument instantiates that module. The rest is
-// wasm-bindgen's own glue, with the `wasm` preset under its seed name (the glue
-// reserves `wasm`).
+// compiling the .wasm (streaming) and the probe's adapter request, in parallel
+// with whatever the page does next; `init()` without an argument instantiates
+// that module. The rest is wasm-bindgen's own glue, with the `wasm` preset
+// under its seed name (the glue reserves `wasm`).
 import init from './backend_targets.js';
+// The probe's JS half: scripts/build.sh points this at wasm-bindgen's copy
+// (snippets/<crate-hash>/src/wasm/probe.js), the very module the glue uses.
+import { requestEarly } from './probe.js';
 
 export * from './backend_targets.js';
 export { wasmPreset as wasm } from './backend_targets.js';
@@ -16,6 +19,11 @@ const url = new URL('./backend_targets_bg.wasm', import.meta.url);
 /** The module compiling since evaluation (or its bytes, for a server that
  *  does not send `application/wasm`); undefined off http(s), as in Node. */
 let early = /^https?:$/.test(url.protocol) && typeof fetch === 'function' ? start() : undefined;
+
+// The first probe's adapter request, started now too (in a page or worker
+// with WebGPU): the first detect() or probe() with default options takes its
+// answer instead of asking again after init().
+requestEarly();
 
 function start() {
   const response = fetch(url);

@@ -58,7 +58,8 @@ cp target/pkg-raw/backend_targets.d.ts target/pkg-raw/backend_targets_bg.wasm.d.
 # minified) with wasm-bindgen's glue and the JS halves of the boundary and of
 # the probe (src/wasm/*.js, wasm-bindgen's snippets), so that a page waits on one
 # JS request, not three in a row, before the .wasm request it starts.
-cp pkg-template/index.js target/pkg-raw/entry.js
+probe_js=$(cd target/pkg-raw && ls snippets/*/src/wasm/probe.js)
+sed "s|from './probe.js'|from './$probe_js'|" pkg-template/index.js >target/pkg-raw/entry.js
 tests/js/node_modules/.bin/rolldown target/pkg-raw/entry.js --format esm --platform browser --minify \
   --postBanner '// backend-targets: the browser and bundler entry, wasm-bindgen glue and JS halves in one module (pkg-template/index.js, bundled by scripts/build.sh).' \
   --file pkg/index.js >/dev/null

@@ -69,15 +69,46 @@ export function readAdapter(adapter) {
   });
 }
 
+// An adapter request made when the package's browser entry is evaluated
+// (`requestEarly`), so that it runs while the module downloads and compiles:
+// handed, once, to the first probe whose request has WebGPU's default options,
+// as its own request. Later probes ask afresh.
+let early;
+
+/** Asks `navigator.gpu` for an adapter now (default options), for the first
+ *  probe to use; does nothing where there is no page or worker WebGPU. */
+export function requestEarly() {
+  const scope = globalThis;
+  const gpu = read(read(scope, 'navigator'), 'gpu');
+  if (gpu == null || typeof read(gpu, 'requestAdapter') !== 'function') return;
+  if (typeof scope.document === 'undefined' && typeof scope.WorkerGlobalScope === 'undefined') return;
+  try {
+    const answer = Promise.resolve(gpu.requestAdapter());
+    answer.catch(() => {}); // the probe that takes it reports a rejection
+    early = { gpu, answer };
+  } catch {
+    // A request that throws is left to the probe, which asks again.
+  }
+}
+
+const isDefault = (options) =>
+  options == null || (options.powerPreference === undefined && !options.forceFallbackAdapter);
+
 /** Wraps `gpu.requestAdapter` so that the promise of the next call (or what
  *  it threw, as a rejection) is kept; undo with `releaseRequest`. Throws when
- *  there is no `requestAdapter` function to wrap. */
+ *  there is no `requestAdapter` function to wrap. A call with default options
+ *  takes the early request, if one is waiting (`requestEarly`). */
 export function captureRequest(gpu) {
   const original = gpu.requestAdapter;
   if (typeof original !== 'function') throw new TypeError('navigator.gpu.requestAdapter is not a function');
   const capture = { original, own: Object.hasOwn(gpu, 'requestAdapter'), called: false, threw: false, answer: undefined };
   gpu.requestAdapter = function requestAdapter(options) {
     capture.called = true;
+    if (early?.gpu === gpu && isDefault(options)) {
+      capture.answer = early.answer;
+      early = undefined;
+      return capture.answer;
+    }
     try {
       capture.answer = Promise.resolve(original.call(gpu, options));
     } catch (error) {

@@ -371,3 +371,32 @@ test('Chromium at phone width (390 px): nothing overflows the page horizontally'
     await demo.page.screenshot({ path: join(ARTIFACTS, 'demo-phone.png'), fullPage: true });
   }, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
 });
+
+test('Chromium: evaluating pkg/index.js asks for an adapter at once; the first detect() takes that answer, the next asks afresh', async () => {
+  await withChromium(['--enable-unsafe-webgpu'], async (context) => {
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.addInitScript(() => {
+      const original = GPU.prototype.requestAdapter;
+      window.__adapterRequests = 0;
+      GPU.prototype.requestAdapter = function requestAdapter(options) {
+        window.__adapterRequests += 1;
+        return original.call(this, options);
+      };
+    });
+    await page.goto(`${server.origin}/pkg/README.md`);
+    const counts = await page.evaluate(async () => {
+      const m = await import('/pkg/index.js');
+      const afterImport = window.__adapterRequests;
+      await m.default();
+      const first = await m.detect();
+      const afterFirst = window.__adapterRequests;
+      const second = await m.detect();
+      return {
+        afterImport, afterFirst, afterSecond: window.__adapterRequests,
+        reasons: [first.probe.reason, second.probe.reason],
+        same: JSON.stringify(first.availability) === JSON.stringify(second.availability),
+      };
+    });
+    assert.deepEqual(counts, { afterImport: 1, afterFirst: 1, afterSecond: 2, reasons: ['adapter-available', 'adapter-available'], same: true });
+  });
+});

@@ -1,7 +1,8 @@
 // The JavaScript halves of the binding layer, on their own: src/wasm/boundary.js
 // (a JS value to JSON text, refusing what JSON cannot carry) and
 // src/wasm/probe.js (what the probe reads off a GPUAdapter, the capture of
-// wgpu's requestAdapter() call, the device check, the timer and the clock). The package suites
+// wgpu's requestAdapter() call and the early request it can take, the device
+// check, the timer and the clock). The package suites
 // and the Chromium suite run them through the module; these pin down the edge
 // cases a real adapter or input rarely shows.
 import { test, describe } from 'node:test';
@@ -183,6 +184,87 @@ describe('probe.js: captureRequest and releaseRequest', () => {
     gpu.requestAdapter();
     assert.equal(await probe.releaseRequest(gpu, capture), null);
     assert.throws(() => probe.captureRequest({}), TypeError);
+  });
+});
+
+describe('probe.js: requestEarly (the browser entry asks for an adapter while the module loads)', () => {
+  const adapter = { name: 'early' };
+  const counting = () => {
+    const gpu = { calls: [], requestAdapter(options) { this.calls.push(options); return Promise.resolve(adapter); } };
+    return gpu;
+  };
+  /** Runs `fn` with `navigator.gpu` (and `document`, for a page) defined on globalThis. */
+  async function withGlobals({ gpu, page }, fn) {
+    const saved = Object.getOwnPropertyDescriptors(globalThis);
+    Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true, writable: true });
+    if (page) globalThis.document = {};
+    try {
+      await fn();
+    } finally {
+      for (const key of ['navigator', 'document']) {
+        if (saved[key]) Object.defineProperty(globalThis, key, saved[key]);
+        else delete globalThis[key];
+      }
+    }
+  }
+  /** One probe's request as src/wasm/probe.rs makes it: capture, wgpu's call, release. */
+  function probeRequest(gpu, options) {
+    const capture = probe.captureRequest(gpu);
+    const returned = gpu.requestAdapter(options);
+    assert.equal(probe.releaseRequest(gpu, capture), returned);
+    return returned;
+  }
+
+  test('outside a page or worker it asks nothing', async () => {
+    const gpu = counting();
+    await withGlobals({ gpu, page: false }, async () => {
+      probe.requestEarly();
+      assert.equal(gpu.calls.length, 0);
+      assert.equal(await probeRequest(gpu, {}), adapter);
+      assert.equal(gpu.calls.length, 1, 'the probe asked itself');
+    });
+  });
+
+  test('in a page: one request at once, taken by the first default request, then every probe asks afresh', async () => {
+    const gpu = counting();
+    await withGlobals({ gpu, page: true }, async () => {
+      probe.requestEarly();
+      assert.deepEqual(gpu.calls, [undefined], 'asked at once, with default options');
+      assert.equal(await probeRequest(gpu, {}), adapter);
+      assert.equal(gpu.calls.length, 1, 'the probe took the early request');
+      assert.equal(await probeRequest(gpu, {}), adapter);
+      assert.equal(gpu.calls.length, 2, 'the next probe asked afresh');
+    });
+  });
+
+  test('a request with a power preference asks for itself and leaves the early one waiting', async () => {
+    const gpu = counting();
+    await withGlobals({ gpu, page: true }, async () => {
+      probe.requestEarly();
+      await probeRequest(gpu, { powerPreference: 'high-performance' });
+      assert.deepEqual(gpu.calls, [undefined, { powerPreference: 'high-performance' }]);
+      await probeRequest(gpu, {});
+      assert.equal(gpu.calls.length, 2, 'the default request took the early one');
+    });
+  });
+
+  test('another navigator.gpu does not take it; a throwing requestAdapter leaves none', async () => {
+    const gpu = counting();
+    await withGlobals({ gpu, page: true }, async () => {
+      probe.requestEarly();
+      const other = counting();
+      await probeRequest(other, {});
+      assert.equal(other.calls.length, 1);
+      await probeRequest(gpu, {}); // takes it
+      assert.equal(gpu.calls.length, 1);
+    });
+    const thrower = { requestAdapter() { throw new TypeError('no GPU process'); } };
+    await withGlobals({ gpu: thrower, page: true }, async () => {
+      assert.doesNotThrow(() => probe.requestEarly());
+      const capture = probe.captureRequest(thrower);
+      await assert.rejects(thrower.requestAdapter({}), /no GPU process/, 'asked again (and threw again)');
+      assert.throws(() => probe.releaseRequest(thrower, capture), /no GPU process/);
+    });
   });
 });
 
