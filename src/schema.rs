@@ -1,9 +1,10 @@
 //! JSON Schemas of the JSON forms. They are generated from the Rust types by
 //! schemars (feature `schema`, see `tests/schemas.rs`) into one set of shared
 //! definitions, committed as `schemas/defs.json`, and embedded here minified
-//! (by `build.rs`) so that no runtime carries schemars. Each form's schema is
-//! that set with a `$ref` to the form: one copy of every definition, however
-//! many forms use it.
+//! (by `build.rs`) so that no runtime carries schemars. A form's schema is a
+//! `$ref` to the form with one copy of the definitions: those every build's
+//! forms use, plus, for the native probe's forms (native command only), those
+//! only they use. The browser build carries no definition it cannot serve.
 
 use crate::vocab::spelled_enum;
 
@@ -23,15 +24,38 @@ spelled_enum! {
     }
 }
 
-/// The shared definitions, minified: `{"Target": {...}, ...}`.
-const DEFINITIONS: &str = include_str!(concat!(env!("OUT_DIR"), "/defs.min.json"));
+include!("schema_forms.rs");
+
+/// The definitions every form's schema may use, minified, without the
+/// braces: `"Target":{...},...`.
+const SHARED_DEFINITIONS: &str = include_str!(concat!(env!("OUT_DIR"), "/defs.shared"));
+
+/// The definitions only the native probe's forms use (not in the browser
+/// build, which serves no such form).
+#[cfg(not(browser))]
+const NATIVE_DEFINITIONS: &str = include_str!(concat!(env!("OUT_DIR"), "/defs.native"));
 
 const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
 
 impl SchemaName {
-    /// The form's schema: draft 2020-12, minified, on one line.
-    pub fn text(self) -> String {
-        format!(r##"{{"$schema":"{DRAFT}","title":"{self}","$ref":"#/$defs/{self}","$defs":{DEFINITIONS}}}"##)
+    /// Whether only the native command serves this form's schema.
+    pub fn is_native_only(self) -> bool {
+        NATIVE_ONLY_FORMS.contains(&self.as_str())
+    }
+
+    /// The form's schema: draft 2020-12, minified, on one line, with the
+    /// definitions it can reach. `None` for a native-only form in the browser
+    /// build.
+    pub fn text(self) -> Option<String> {
+        let definitions = if !self.is_native_only() {
+            SHARED_DEFINITIONS.to_string()
+        } else {
+            #[cfg(browser)]
+            return None;
+            #[cfg(not(browser))]
+            format!("{SHARED_DEFINITIONS},{NATIVE_DEFINITIONS}")
+        };
+        Some(format!(r##"{{"$schema":"{DRAFT}","title":"{self}","$ref":"#/$defs/{self}","$defs":{{{definitions}}}}}"##))
     }
 
     /// Generates the shared definitions of every form from the Rust types,
@@ -52,5 +76,16 @@ impl SchemaName {
         let mut text = serde_json::to_string_pretty(&definitions).unwrap_or_default();
         text.push('\n');
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_form_lists_are_the_schema_names_in_order() {
+        let listed: Vec<&str> = SHARED_FORMS.iter().chain(NATIVE_ONLY_FORMS).copied().collect();
+        assert_eq!(listed, SchemaName::SPELLINGS);
     }
 }

@@ -21,14 +21,31 @@ fn committed_definitions_match_the_rust_types() {
 }
 
 #[test]
-fn every_schema_refers_to_its_form_in_the_shared_definitions() {
+fn every_schema_refers_to_its_form_and_carries_what_it_reaches() {
     let definitions: Value = serde_json::from_str(&committed()).unwrap();
+    let native_only = ["ChangeAction", "NativeResolution", "ProbedPlanResult", "NativeChange", "HostReport"];
     for &name in SchemaName::ALL {
-        let schema: Value = serde_json::from_str(&name.text()).unwrap();
+        let schema: Value = serde_json::from_str(&name.text().unwrap()).unwrap();
         assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
         assert_eq!(schema["title"], name.as_str());
         assert_eq!(schema["$ref"], format!("#/$defs/{name}"));
-        assert_eq!(schema["$defs"], definitions, "{name}: the embedded definitions are the committed ones");
-        assert!(definitions[name.as_str()].is_object(), "{name} is defined");
+        let embedded = schema["$defs"].as_object().unwrap();
+        assert!(embedded[name.as_str()].is_object(), "{name} is defined");
+        // Every definition is the committed one, and every reference resolves.
+        for (key, value) in embedded {
+            assert_eq!(value, &definitions[key], "{name}: {key} is the committed definition");
+        }
+        let text = schema.to_string();
+        for reference in text.split("\"#/$defs/").skip(1) {
+            let target = reference.split('"').next().unwrap();
+            assert!(embedded.contains_key(target), "{name}: #/$defs/{target} resolves");
+        }
+        // The forms every build serves carry none of the native probe's definitions.
+        for key in native_only {
+            assert_eq!(embedded.contains_key(key), name.is_native_only(), "{name}: {key}");
+        }
     }
+    // Native forms carry every committed definition.
+    let native: Value = serde_json::from_str(&SchemaName::NativeResolution.text().unwrap()).unwrap();
+    assert_eq!(native["$defs"], definitions);
 }

@@ -254,15 +254,29 @@ pub fn reference_capsules() -> JsValue {
     to_js(&to_json(&crate::capsule::reference_capsules()))
 }
 
-/// The JSON Schema of a form.
+#[wasm_bindgen(typescript_custom_section)]
+const TS_SCHEMA_NAME: &str = r#"
+/** The forms whose schema the browser build serves (the native probe's answers are the command's). */
+export type WebSchemaName = Exclude<SchemaName, "NativeResolution" | "ProbedPlanResult">;
+"#;
+
+/// The JSON Schema of a form. The native probe's forms (`NativeResolution`,
+/// `ProbedPlanResult`) throw `unsupported-platform`: only the command serves them.
 #[wasm_bindgen(unchecked_return_type = "object")]
-pub fn schema(#[wasm_bindgen(unchecked_param_type = "SchemaName")] name: JsValue) -> Result<JsValue, JsValue> {
+pub fn schema(#[wasm_bindgen(unchecked_param_type = "WebSchemaName")] name: JsValue) -> Result<JsValue, JsValue> {
     let name = name
         .as_string()
         .ok_or_else(|| Error::new(ErrorCode::WrongType, "", "the schema name must be a string"))
         .and_then(|text| text.parse::<SchemaName>())
         .map_err(js_error)?;
-    Ok(to_js(&name.text()))
+    let text = name.text().ok_or_else(|| {
+        js_error(Error::new(
+            ErrorCode::UnsupportedPlatform,
+            "",
+            format!("{name} is the native command's answer; the browser build carries no schema for it (run `backend-targets schema {name}`)"),
+        ))
+    })?;
+    Ok(to_js(&text))
 }
 
 /// Test hook: panics inside the instance, to prove the next call still

@@ -53,8 +53,10 @@ export const SPELLINGS = {
     'convTranspose2d', 'maxPool', 'maxPool2d', 'maxPool2dPad', 'smoothMaxPool', 'smoothMaxPool2d',
     'avgPool', 'avgPool2d', 'avgPool2dPad', 'fftFno', 'selectiveScan', 'scaledDotProductAttention'],
 };
-export const SCHEMA_NAMES = ['Target', 'Availability', 'ExecutionConfig', 'KernelCapsule', 'PlanRequest', 'PlanResult',
-  'NativeResolution', 'ProbedPlanResult'];
+/** The forms whose schema every build serves, then the native probe's (the command's alone). */
+export const WEB_SCHEMA_NAMES = ['Target', 'Availability', 'ExecutionConfig', 'KernelCapsule', 'PlanRequest', 'PlanResult'];
+export const NATIVE_SCHEMA_NAMES = ['NativeResolution', 'ProbedPlanResult'];
+export const SCHEMA_NAMES = [...WEB_SCHEMA_NAMES, ...NATIVE_SCHEMA_NAMES];
 /** A valid value for each preset option, to show that a preset refuses one it does not take. */
 const OPTION_SAMPLES = { os: ['linux', 'unknown'], arch: ['x86_64', 'unknown'], enableLibTorch: [true, false] };
 
@@ -322,9 +324,13 @@ export function defineApiSuite(label, getApi, { wasmExport }) {
       assert.deepEqual(api().plan({ ops, capsules: caps }), api().plan({ ops }));
     });
 
-    test('schema(name) for the 8 forms equals the command\'s schemas', () => {
-      for (const name of SCHEMA_NAMES) {
+    test('schema(name) for the 6 forms every build serves equals the command\'s schemas', () => {
+      for (const name of WEB_SCHEMA_NAMES) {
         assert.deepEqual(api().schema(name), JSON.parse(golden(`schema-${name}`)), name);
+      }
+      // The native probe's answers: the command serves their schemas, the module refuses plainly.
+      for (const name of NATIVE_SCHEMA_NAMES) {
+        throwsCode(() => api().schema(name), 'unsupported-platform', '', name);
       }
       const e = throwsCode(() => api().schema('Plan'), 'unknown-variant', '', 'Plan');
       assert.deepEqual(e.expected, SCHEMA_NAMES);
