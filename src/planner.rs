@@ -3,6 +3,7 @@
 //! tried in order (whole plan), or per op (fallback mode).
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use serde::Serialize;
 
@@ -10,7 +11,7 @@ use crate::availability::Availability;
 use crate::capsule::KernelCapsule;
 use crate::config::ExecutionConfig;
 use crate::vocab::{BackendOp, Device, Provider, spelled_enum};
-use crate::webgpu::{LimitBound, Unmet};
+use crate::webgpu::{LimitBound, Unmet, WebGpuCapabilities};
 
 spelled_enum! {
     /// Why a capsule was not admissible: the first SPEC rule it broke, in
@@ -111,8 +112,23 @@ pub struct OpExplanation {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(browser, tsify(optional))]
     pub message: Option<String>,
-    /// Every capsule of this op, in planning order.
-    pub candidates: Vec<Candidate>,
+    /// The op appeared earlier in this config's `ops` (at this `opIndex`)
+    /// and fared the same: its candidates are listed there, once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(browser, tsify(optional))]
+    pub same_as: Option<usize>,
+    /// Every capsule of this op, in planning order; absent when `sameAs`
+    /// names the occurrence that lists them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(browser, tsify(optional))]
+    pub candidates: Option<Vec<Candidate>>,
+}
+
+impl OpExplanation {
+    /// The listed candidates: empty when `same_as` points to the listing.
+    pub fn candidates(&self) -> &[Candidate] {
+        self.candidates.as_deref().unwrap_or_default()
+    }
 }
 
 /// One config tried, and how each op it was asked for fared.
@@ -191,17 +207,34 @@ pub fn rejection(
     config: &ExecutionConfig,
     availability: &Availability,
 ) -> Option<RejectionReason> {
+    let offered = availability.web_gpu.as_ref().map(|caps| (caps.feature_set(), caps));
+    let offered = offered.as_ref().map(|(set, caps)| (set, *caps));
+    not_admitted(capsule, availability, offered).or_else(|| config_rejection(capsule, op, config))
+}
+
+/// The probed WebGPU capabilities with their features as a set.
+type Offered<'s, 'a> = Option<(&'s HashSet<&'a str>, &'a WebGpuCapabilities)>;
+
+/// Step 1: whether the availability admits the capsule (device, provider,
+/// probed WebGPU requirements). The same under every config.
+fn not_admitted(capsule: &KernelCapsule, availability: &Availability, offered: Offered) -> Option<RejectionReason> {
     use RejectionReason::*;
-    Some(if !availability.has_device(capsule.device) {
-        DeviceNotAvailable
+    if !availability.has_device(capsule.device) {
+        Some(DeviceNotAvailable)
     } else if !availability.has_provider(capsule.provider) {
-        ProviderNotAvailable
-    } else if let Some(unmet) = unmet_webgpu_requirement(capsule, availability) {
-        match unmet {
+        Some(ProviderNotAvailable)
+    } else {
+        unmet_webgpu_requirement(capsule, offered).map(|unmet| match unmet {
             Unmet::Feature(_) => WebGpuFeatureMissing,
             Unmet::Limit { .. } => WebGpuLimitTooLow,
-        }
-    } else if !capsule.supports_forward {
+        })
+    }
+}
+
+/// Rules 1–5 of SPEC §5, those that depend on the config.
+fn config_rejection(capsule: &KernelCapsule, op: BackendOp, config: &ExecutionConfig) -> Option<RejectionReason> {
+    use RejectionReason::*;
+    Some(if !capsule.supports_forward {
         NoForward
     } else if !config.trust_policy.accepts(capsule.trust_level) {
         TrustRefused
@@ -218,8 +251,9 @@ pub fn rejection(
 
 /// The first WebGPU requirement the probed adapter does not meet; `None`
 /// when there is none, or when nothing was probed (then it is unverified).
-fn unmet_webgpu_requirement<'a>(capsule: &'a KernelCapsule, availability: &Availability) -> Option<Unmet<'a>> {
-    capsule.requires.as_ref()?.first_unmet(availability.web_gpu.as_ref()?)
+fn unmet_webgpu_requirement<'a>(capsule: &'a KernelCapsule, offered: Offered) -> Option<Unmet<'a>> {
+    let (set, capabilities) = offered?;
+    capsule.requires.as_ref()?.first_unmet_in(set, capabilities)
 }
 
 /// Whether `capsule` is admissible for `op` under `config` and `availability`.
@@ -241,11 +275,11 @@ fn rejection_detail(
     reason: RejectionReason,
     capsule: &KernelCapsule,
     config: &ExecutionConfig,
-    availability: &Availability,
+    offered: Offered,
 ) -> String {
     use RejectionReason::*;
     match reason {
-        WebGpuFeatureMissing | WebGpuLimitTooLow => match unmet_webgpu_requirement(capsule, availability) {
+        WebGpuFeatureMissing | WebGpuLimitTooLow => match unmet_webgpu_requirement(capsule, offered) {
             Some(Unmet::Feature(feature)) => format!("the WebGPU adapter lacks feature {feature}"),
             Some(Unmet::Limit { name, needed, offered: Some(offered) }) => {
                 let bound = LimitBound::of(name).words();
@@ -282,11 +316,20 @@ impl crate::config::BackendPreference {
 }
 
 /// A catalog indexed by op once, then planned under any number of configs.
+///
+/// The work is linear in the request: the availability's verdict on each
+/// capsule is taken once, each config scans each distinct op's capsules
+/// once (an op that repeats shares the first occurrence's outcome and
+/// explanation), and WebGPU requirements are checked against a set.
 pub struct Planner<'a> {
     catalog: &'a [KernelCapsule],
     availability: &'a Availability,
     /// Catalog indices of each op's capsules, in catalog order.
     by_op: Vec<Vec<usize>>,
+    /// Step 1 for each capsule: the availability's verdict.
+    admitted: Vec<Option<RejectionReason>>,
+    /// The probed WebGPU features as a set.
+    offered: Option<HashSet<&'a str>>,
     explain: bool,
 }
 
@@ -303,13 +346,25 @@ impl<'a> Planner<'a> {
         for (index, capsule) in catalog.iter().enumerate() {
             by_op[capsule.op.index()].push(index);
         }
-        Self { catalog, availability, by_op, explain: true }
+        let offered = availability.web_gpu.as_ref().map(WebGpuCapabilities::feature_set);
+        let mut planner = Self { catalog, availability, by_op, admitted: Vec::new(), offered, explain: true };
+        planner.admitted =
+            catalog.iter().map(|capsule| not_admitted(capsule, availability, planner.offered())).collect();
+        planner
+    }
+
+    fn offered(&self) -> Offered<'_, 'a> {
+        Some((self.offered.as_ref()?, self.availability.web_gpu.as_ref()?))
     }
 
     /// With `false`, explanations are kept only for ops that fail.
     pub fn explain(mut self, explain: bool) -> Self {
         self.explain = explain;
         self
+    }
+
+    fn rejection(&self, index: usize, op: BackendOp, config: &ExecutionConfig) -> Option<RejectionReason> {
+        self.admitted[index].or_else(|| config_rejection(&self.catalog[index], op, config))
     }
 
     /// The op's capsules in planning order: with `prefer(p)`, the capsules
@@ -330,8 +385,7 @@ impl<'a> Planner<'a> {
 
     fn plan_op(&self, op: BackendOp, op_index: usize, config: &ExecutionConfig) -> OpOutcome {
         let order = self.planning_order(op, config);
-        let admissible = |index: usize| rejection(&self.catalog[index], op, config, self.availability).is_none();
-        let chosen = order.iter().copied().find(|&index| admissible(index));
+        let chosen = order.iter().copied().find(|&index| self.rejection(index, op, config).is_none());
         // Failures are always explained; successes only when asked.
         let explanation =
             (self.explain || chosen.is_none()).then(|| self.explain_op(op, op_index, config, &order, chosen));
@@ -351,14 +405,12 @@ impl<'a> Planner<'a> {
             .iter()
             .map(|&index| {
                 let capsule = &self.catalog[index];
-                let reason = rejection(capsule, op, config, self.availability);
+                let reason = self.rejection(index, op, config);
                 let (verdict, detail) = match reason {
-                    Some(reason) => (Verdict::Rejected, rejection_detail(reason, capsule, config, self.availability)),
+                    Some(reason) => (Verdict::Rejected, rejection_detail(reason, capsule, config, self.offered())),
                     None if chosen == Some(index) => (Verdict::Chosen, "the first admissible capsule".to_string()),
-                    None => (
-                        Verdict::Admissible,
-                        format!("admissible, but {} comes first", chosen_name.unwrap_or_default()),
-                    ),
+                    // The chosen capsule is named once, in the op's `capsule`.
+                    None => (Verdict::Admissible, "admissible, but the chosen capsule comes first".to_string()),
                 };
                 let unverified = reason.is_none() && capsule.requires.is_some() && self.availability.web_gpu.is_none();
                 let detail = if unverified {
@@ -383,11 +435,14 @@ impl<'a> Planner<'a> {
             op_index,
             capsule: chosen_name.map(str::to_string),
             message: chosen.is_none().then(|| no_capsule_message(op, config.device)),
-            candidates,
+            same_as: None,
+            candidates: Some(candidates),
         }
     }
 
     /// Plans `ops` (given with their request positions) under one config.
+    /// Each distinct op is planned once; a repeat takes its first
+    /// occurrence's outcome, and its explanation points there (`sameAs`).
     fn attempt(
         &self,
         config_index: usize,
@@ -396,10 +451,30 @@ impl<'a> Planner<'a> {
     ) -> (ConfigAttempt, Vec<(usize, Option<usize>)>) {
         let mut explanations = Vec::new();
         let mut chosen = Vec::with_capacity(ops.len());
+        // Per op: the first occurrence's position and chosen capsule.
+        let mut first: Vec<Option<(usize, Option<usize>)>> = vec![None; BackendOp::ALL.len()];
         for &(op_index, op) in ops {
-            let outcome = self.plan_op(op, op_index, config);
-            chosen.push((op_index, outcome.chosen));
-            explanations.extend(outcome.explanation);
+            match first[op.index()] {
+                Some((first_index, capsule)) => {
+                    chosen.push((op_index, capsule));
+                    if self.explain || capsule.is_none() {
+                        explanations.push(OpExplanation {
+                            op,
+                            op_index,
+                            capsule: capsule.map(|c| self.catalog[c].name.clone()),
+                            message: capsule.is_none().then(|| no_capsule_message(op, config.device)),
+                            same_as: Some(first_index),
+                            candidates: None,
+                        });
+                    }
+                }
+                None => {
+                    let outcome = self.plan_op(op, op_index, config);
+                    first[op.index()] = Some((op_index, outcome.chosen));
+                    chosen.push((op_index, outcome.chosen));
+                    explanations.extend(outcome.explanation);
+                }
+            }
         }
         let ok = chosen.iter().all(|(_, c)| c.is_some());
         (ConfigAttempt { config_index, config: *config, ok, ops: explanations }, chosen)

@@ -3,7 +3,7 @@
 //! fills `WebGpuCapabilities`, the availability carries them, the planner
 //! checks `WebGpuRequirements` against them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +50,17 @@ pub enum Unmet<'a> {
 impl WebGpuRequirements {
     /// `None` when `capabilities` meet every requirement.
     pub fn first_unmet<'a>(&'a self, capabilities: &WebGpuCapabilities) -> Option<Unmet<'a>> {
-        if let Some(feature) = self.features.iter().find(|f| !capabilities.features.contains(f)) {
+        self.first_unmet_in(&capabilities.feature_set(), capabilities)
+    }
+
+    /// `first_unmet` against the capabilities' features as a set (built once
+    /// per availability by the planner): linear in the requirements.
+    pub(crate) fn first_unmet_in<'a>(
+        &'a self,
+        offered: &HashSet<&str>,
+        capabilities: &WebGpuCapabilities,
+    ) -> Option<Unmet<'a>> {
+        if let Some(feature) = self.features.iter().find(|f| !offered.contains(f.as_str())) {
             return Some(Unmet::Feature(feature));
         }
         self.limits.iter().find_map(|(name, &needed)| {
@@ -58,6 +68,13 @@ impl WebGpuRequirements {
             let met = offered.is_some_and(|value| LimitBound::of(name).is_met(value, needed));
             (!met).then_some(Unmet::Limit { name, needed, offered })
         })
+    }
+}
+
+impl WebGpuCapabilities {
+    /// The offered features as a set.
+    pub(crate) fn feature_set(&self) -> HashSet<&str> {
+        self.features.iter().map(String::as_str).collect()
     }
 }
 

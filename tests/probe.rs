@@ -140,7 +140,7 @@ fn probed_capabilities_gate_capsules_with_reason_codes() {
     let result = plan_with(probed, catalog);
     assert!(result.ok);
     assert_eq!(result.kernels.as_ref().unwrap()[0].capsule, "fits");
-    let candidates = &result.attempts[0].ops[0].candidates;
+    let candidates = &result.attempts[0].ops[0].candidates();
     let reasons: Vec<_> = candidates.iter().map(|c| c.reason).collect();
     use RejectionReason as R;
     assert_eq!(
@@ -165,7 +165,7 @@ fn a_declared_availability_admits_requirements_unverified() {
     let declared = Target::wasm().declared_availability();
     let result = plan_with(declared, vec![webgpu_capsule("needs-f16", requires(&["shader-f16"], &[]))]);
     assert!(result.ok);
-    let candidate = &result.attempts[0].ops[0].candidates[0];
+    let candidate = &result.attempts[0].ops[0].candidates()[0];
     assert_eq!(candidate.verdict, Verdict::Chosen);
     assert!(candidate.unverified);
     assert!(candidate.detail.contains("unverified"), "{}", candidate.detail);
@@ -182,7 +182,7 @@ fn a_server_can_recheck_a_client_plan_from_the_probed_availability_json() {
     );
     let result = parse_plan_request(&request).unwrap().run();
     assert!(!result.ok);
-    assert_eq!(result.attempts[0].ops[0].candidates[0].reason, Some(RejectionReason::WebGpuFeatureMissing));
+    assert_eq!(result.attempts[0].ops[0].candidates()[0].reason, Some(RejectionReason::WebGpuFeatureMissing));
 }
 
 #[test]

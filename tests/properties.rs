@@ -297,12 +297,23 @@ proptest! {
         let attempt = &result.attempts[0];
         prop_assert_eq!(attempt.ops.len(), ops.len());
         for explained in &attempt.ops {
-            let mut indices: Vec<usize> = explained.candidates.iter().map(|c| c.catalog_index).collect();
+            // A repeated op points to its first occurrence, which fared the same.
+            if let Some(first) = explained.same_as {
+                let earlier = attempt.ops.iter().find(|e| e.op_index == first).unwrap();
+                prop_assert!(first < explained.op_index);
+                prop_assert_eq!(earlier.op, explained.op);
+                prop_assert_eq!(earlier.same_as, None);
+                prop_assert_eq!(&earlier.capsule, &explained.capsule);
+                prop_assert_eq!(&earlier.message, &explained.message);
+                prop_assert!(explained.candidates.is_none());
+                continue;
+            }
+            let mut indices: Vec<usize> = explained.candidates().iter().map(|c| c.catalog_index).collect();
             indices.sort_unstable();
             let of_op: Vec<usize> = (0..catalog.len()).filter(|&i| catalog[i].op == explained.op).collect();
             prop_assert_eq!(indices, of_op);
             let mut seen_admissible = false;
-            for candidate in &explained.candidates {
+            for candidate in explained.candidates() {
                 let capsule = &catalog[candidate.catalog_index];
                 let admissible = is_admissible(capsule, explained.op, &config, &availability);
                 prop_assert_eq!(admissible, candidate.reason.is_none());

@@ -105,7 +105,10 @@ function verdictCell(candidate) {
 }
 
 function renderAttempt(attempt, result) {
-  const rows = attempt.ops.flatMap((op) => op.candidates.length
+  const rows = attempt.ops.flatMap((op) => op.sameAs !== undefined
+    ? [h('tr', { class: 'group-start' }, h('th', { scope: 'rowgroup', class: 'op-cell' }, code(op.op)),
+      h('td', { colspan: 5, class: 'op-message' }, `${op.capsule ?? op.message}: as for op ${op.sameAs}, above`))]
+    : op.candidates.length
     ? op.candidates.map((candidate, i) => h('tr', { class: [i === 0 && 'group-start', candidate.verdict === 'chosen' && 'chosen-row'] },
       i === 0 ? h('th', { scope: 'rowgroup', rowspan: op.candidates.length, class: 'op-cell' }, code(op.op),
         op.message ? h('div', { class: 'op-message' }, op.message) : '') : null,

@@ -56,7 +56,7 @@ fn first_reason(
     availability: &Availability,
 ) -> Option<RejectionReason> {
     let result = Planner::new(catalog, availability).plan(&[op], &[*config], PlanMode::WholePlan);
-    let candidate = &result.attempts[0].ops[0].candidates[0];
+    let candidate = &result.attempts[0].ops[0].candidates()[0];
     assert_eq!(candidate.verdict == Verdict::Rejected, candidate.reason.is_some());
     candidate.reason
 }

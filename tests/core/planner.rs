@@ -69,7 +69,7 @@ fn prefer_moves_the_providers_capsules_first_keeping_catalog_order() {
     ];
     let prefer = config(D::Cpu, BackendPreference::Prefer(P::TorchLean));
     let result = Planner::new(&catalog, &availability).plan(&[Op::Add], &[prefer], PlanMode::WholePlan);
-    let order: Vec<usize> = result.attempts[0].ops[0].candidates.iter().map(|c| c.catalog_index).collect();
+    let order: Vec<usize> = result.attempts[0].ops[0].candidates().iter().map(|c| c.catalog_index).collect();
     assert_eq!(order, [1, 3, 0, 2, 4]);
     assert_eq!(result.kernels.unwrap()[0].capsule, "tl.1");
     // Within the preferred group, catalog order decides.
@@ -85,7 +85,7 @@ fn prefer_moves_the_providers_capsules_first_keeping_catalog_order() {
     // Auto keeps catalog order.
     let auto = config(D::Cpu, BackendPreference::Auto);
     let result = Planner::new(&catalog, &availability).plan(&[Op::Add], &[auto], PlanMode::WholePlan);
-    let order: Vec<usize> = result.attempts[0].ops[0].candidates.iter().map(|c| c.catalog_index).collect();
+    let order: Vec<usize> = result.attempts[0].ops[0].candidates().iter().map(|c| c.catalog_index).collect();
     assert_eq!(order, [0, 1, 2, 3, 4]);
 }
 
@@ -194,7 +194,7 @@ fn candidates_carry_verdicts_reasons_and_details() {
     assert_eq!(explanation.capsule.as_deref(), Some("first"));
     assert_eq!(explanation.message, None);
     let summary: Vec<(&str, usize, Verdict, Option<RejectionReason>)> =
-        explanation.candidates.iter().map(|c| (c.capsule.as_str(), c.catalog_index, c.verdict, c.reason)).collect();
+        explanation.candidates().iter().map(|c| (c.capsule.as_str(), c.catalog_index, c.verdict, c.reason)).collect();
     assert_eq!(
         summary,
         [
@@ -204,11 +204,11 @@ fn candidates_carry_verdicts_reasons_and_details() {
             ("elsewhere", 4, Verdict::Rejected, Some(RejectionReason::DeviceMismatch)),
         ]
     );
-    for candidate in &explanation.candidates {
+    for candidate in explanation.candidates() {
         assert!(!candidate.detail.is_empty());
     }
-    assert_eq!(explanation.candidates[0].detail, "trust policy checked does not accept trust level trustedExternal");
-    assert_eq!(explanation.candidates[3].detail, "the capsule runs on cuda, the config on cpu");
+    assert_eq!(explanation.candidates()[0].detail, "trust policy checked does not accept trust level trustedExternal");
+    assert_eq!(explanation.candidates()[3].detail, "the capsule runs on cuda, the config on cpu");
     // Rejected candidates carry a reason in JSON; others do not.
     let json: serde_json::Value = serde_json::from_str(&to_json(&result)).unwrap();
     let candidates = &json["attempts"][0]["ops"][0]["candidates"];
@@ -259,7 +259,7 @@ fn failure_message_text() {
             Some("no admissible backend capsule for op matmul on device cuda"),
         ]
     );
-    assert_eq!(attempt.ops[1].candidates[0].reason, Some(RejectionReason::DeviceMismatch));
+    assert_eq!(attempt.ops[1].candidates()[0].reason, Some(RejectionReason::DeviceMismatch));
 }
 
 #[test]
@@ -346,7 +346,7 @@ fn config_lists_first_config_planning_every_op_wins() {
     assert_eq!(result.attempts[0].ops[0].capsule.as_deref(), Some("webgpu.matmul"));
     let second = &result.attempts[1].ops[0];
     assert_eq!(second.message.as_deref(), Some("no admissible backend capsule for op matmul on device cpu"));
-    assert_eq!(second.candidates[0].reason, Some(RejectionReason::TrustRefused));
+    assert_eq!(second.candidates()[0].reason, Some(RejectionReason::TrustRefused));
     let kernels = result.kernels.unwrap();
     assert!(kernels.iter().all(|k| k.config_index == 2 && k.provider == P::Reference));
     // A list whose first config plans everything stops there.
@@ -415,7 +415,7 @@ fn per_op_fallback_uses_a_kernel_where_one_exists_and_cpu_for_the_rest() {
     assert!(result.ok);
     assert!(result.kernels.unwrap().iter().all(|k| k.config_index == 1 && k.device == D::Cpu));
     assert_eq!(
-        result.attempts[0].ops[0].candidates.last().unwrap().reason,
+        result.attempts[0].ops[0].candidates().last().unwrap().reason,
         Some(RejectionReason::ProviderNotAvailable)
     );
 
