@@ -49,6 +49,10 @@ impl Availability {
     /// Checks what serde cannot: no device or provider is repeated.
     pub fn validate(&self, path: &str) -> Result<()> {
         reject_repeats(&self.devices, &join_path(path, "devices"))?;
-        reject_repeats(&self.providers, &join_path(path, "providers"))
+        reject_repeats(&self.providers, &join_path(path, "providers"))?;
+        if let Some(capabilities) = &self.web_gpu {
+            crate::request::reject_repeated_names(&capabilities.features, &join_path(path, "webGpu.features"))?;
+        }
+        Ok(())
     }
 }

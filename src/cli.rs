@@ -6,7 +6,9 @@
 //!
 //! Exit status: 0 done (or planned, or probed, whatever was dropped), 1 not
 //! plannable (the explanation is on stdout), 2 invalid input or usage (one
-//! line on stderr, nothing on stdout).
+//! line on stderr, nothing on stdout), 3 the output could not be written (one
+//! line on stderr), 141 stdout was closed by its reader (quietly, as a tool
+//! killed by SIGPIPE ends).
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -16,7 +18,8 @@ use lexopt::prelude::*;
 use crate::error::{Error, ErrorCode};
 use crate::host::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
 use crate::json::{to_json, to_json_pretty};
-use crate::request::{parse_plan_request, parse_target};
+use crate::limits::Limits;
+use crate::request::{parse_plan_request_with, parse_target};
 use crate::schema::SchemaName;
 use crate::target::{Preset, PresetOptions, Target, presets};
 use crate::vocab::{Architecture, OperatingSystem};
@@ -27,6 +30,11 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_NOT_PLANNABLE: i32 = 1;
 /// Exit status: invalid input or usage (one line on stderr).
 pub const EXIT_INVALID: i32 = 2;
+/// Writing stdout failed (a full disk, a WASI output limit): one line on stderr.
+pub const EXIT_OUTPUT: i32 = 3;
+/// stdout was closed by its reader (EPIPE): nothing more is said, as with a
+/// tool that SIGPIPE ends (128 + 13), and never success.
+pub const EXIT_CLOSED_PIPE: i32 = 141;
 
 const HELP: &str = "\
 backend-targets: ML backend targets as data, their declared availability, and the capsule planner
@@ -38,7 +46,8 @@ Commands:
   target <PRESET> [PRESET OPTIONS]   A preset's Target
   availability <PRESET> [OPTIONS]    A preset's declared availability
   availability -                     The declared availability of a Target read from stdin
-  plan [--request FILE] [--probe]    Plan a request (JSON, stdin by default); --probe plans
+  plan [--request FILE] [--probe] [--limit NAME=N]...
+                                     Plan a request (JSON, stdin by default); --probe plans
                                      against the probed availability of its target
   probe <PRESET> [OPTIONS]           Probe this host for a preset's accelerator and features
   probe -                            … for a Target read from stdin
@@ -52,7 +61,8 @@ Options:
   -V, --version The version
 
 Exit status: 0 done (probe: whatever was dropped), 1 not plannable (explanation on stdout),
-2 invalid input or usage (also probe under WASI).
+2 invalid input or usage (also probe under WASI), 3 the output could not be written,
+141 stdout was closed by its reader.
 ";
 
 /// `target --help`: the preset list and which preset takes which option,
@@ -86,11 +96,16 @@ Options (each only where the preset takes it):
 }
 
 const PLAN_HELP: &str = "\
-Usage: backend-targets plan [--request FILE] [--probe [--timeout-ms N]] [--pretty]
+Usage: backend-targets plan [--request FILE] [--probe [--timeout-ms N]] [--limit NAME=N]... [--pretty]
 
 Reads a plan request (JSON) from stdin, or from FILE, and prints the plan result.
 --probe: probe this host for the request's target (required) and plan against the
 effective availability; the result carries the probe's resolution (`resolution`).
+--limit raises (or lowers) one limit the request meets, up to its ceiling:
+  requestBytes (default 16777216, at most 268435456), ops (10000, 1000000),
+  configs (64, 4096), capsules (100000, 1000000), nameBytes (1024, 1048576),
+  features (1024, 65536), limits (1024, 65536), work = configs x (ops + capsules)
+  (100000, 2000000). Beyond one: error limit-exceeded.
 Exit status: 0 planned, 1 not plannable (the explanation is printed), 2 invalid input
 (or --probe under WASI).
 ";
@@ -120,7 +135,7 @@ Exit status: 0 probed (whatever was dropped), 2 invalid input or usage, or under
 }
 
 const SCHEMA_HELP: &str = "\
-Usage: backend-targets schema <NAME>
+Usage: backend-targets schema <NAME> [--pretty]
 
 Prints the JSON Schema (draft 2020-12) of a form, on one line.
 Names: Target, Availability, ExecutionConfig, KernelCapsule, PlanRequest, PlanResult,
@@ -160,6 +175,10 @@ impl Outcome {
 }
 
 /// Runs the process: arguments, stdin, stdout and stderr, exit status.
+///
+/// A write to stdout that fails is never success: a closed pipe ends with
+/// `EXIT_CLOSED_PIPE` and nothing on stderr; any other failure (a full
+/// disk, a WASI output limit) with `EXIT_OUTPUT` and one line on stderr.
 pub fn main() -> i32 {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     // A check of `probe`, in the child process that isolates it.
@@ -168,10 +187,43 @@ pub fn main() -> i32 {
         return crate::native::serve_check(&args.get(1).map(|a| a.to_string_lossy()).unwrap_or_default());
     }
     let outcome = run(args, &mut std::io::stdin().lock());
-    // A closed stdout or stderr is not worth a panic.
-    let _ = std::io::stdout().lock().write_all(outcome.stdout.as_bytes());
-    let _ = std::io::stderr().lock().write_all(outcome.stderr.as_bytes());
-    outcome.status
+    let mut status = outcome.status;
+    let mut stderr = outcome.stderr;
+    match write_out(&mut std::io::stdout().lock(), outcome.stdout.as_bytes()) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => status = EXIT_CLOSED_PIPE,
+        Err(error) => {
+            status = EXIT_OUTPUT;
+            let error = Error::new(ErrorCode::Output, "", format!("cannot write the output: {}", io_words(&error)));
+            stderr.push_str(&format!("backend-targets: error {}\n", error.one_line()));
+        }
+    }
+    // Nothing is left to tell a closed stderr; the status still says it.
+    let _ = std::io::stderr().lock().write_all(stderr.as_bytes());
+    status
+}
+
+/// Writes `bytes` in pieces of 1 MiB (a runtime may refuse one very large
+/// write) and flushes.
+pub fn write_out(out: &mut dyn Write, bytes: &[u8]) -> std::io::Result<()> {
+    for piece in bytes.chunks(1 << 20) {
+        out.write_all(piece)?;
+    }
+    out.flush()
+}
+
+/// An I/O error in the same words natively and under WASI.
+fn io_words(error: &std::io::Error) -> &'static str {
+    use std::io::ErrorKind::*;
+    match error.kind() {
+        NotFound => "no such file",
+        PermissionDenied => "permission denied",
+        IsADirectory => "it is a directory",
+        StorageFull => "no space left",
+        BrokenPipe => "the reader closed it",
+        InvalidData => "not valid data",
+        _ => "an I/O error",
+    }
 }
 
 /// Runs one command without touching the process: for tests and embedding.
@@ -307,6 +359,11 @@ impl TargetArgs {
     /// Takes `arg` (a preset option or the preset), or refuses it.
     fn take(&mut self, arg: OwnedArg, parser: &mut lexopt::Parser, stdin_allowed: bool) -> Result<(), Error> {
         match arg.borrowed() {
+            Long(flag @ ("os" | "arch" | "enable-libtorch"))
+                if self.given.iter().any(|given| given.strip_prefix("--") == Some(flag)) =>
+            {
+                return Err(usage(&format!("--{flag}"), format!("--{flag} is given twice")));
+            }
             Long("os") => {
                 let value = text_arg(parser.value().map_err(usage_error)?, "--os")?;
                 self.options.os = Some(value.parse::<OperatingSystem>().map_err(|e| e.under("--os"))?);
@@ -343,7 +400,7 @@ impl TargetArgs {
                 if let Some(flag) = self.given.first() {
                     return Err(usage(flag, "preset options do not apply to a Target read from stdin"));
                 }
-                parse_target(&read_all(stdin)?)
+                parse_target(&read_all(stdin, Limits::DEFAULT.request_bytes, "")?)
             }
             Some(TargetSource::Preset(preset)) => preset.build(&self.options).map_err(|mut e| {
                 // Name the flag the user typed, not the JSON option.
@@ -362,6 +419,7 @@ fn preset_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read, availabilit
     let mut args = TargetArgs::default();
     while let Some(arg) = parser.next().map_err(usage_error)? {
         match arg {
+            Long("pretty") if output.pretty => return Err(usage("--pretty", "--pretty is given twice")),
             Long("pretty") => output.pretty = true,
             Short('h') | Long("help") => return help(&preset_help()),
             other => {
@@ -445,10 +503,23 @@ fn probe_target(_target: &Target, _timeout_ms: u32) -> Result<NativeResolution, 
     Err(wasi_refusal("probe"))
 }
 
-fn read_all(reader: &mut dyn Read) -> Result<String, Error> {
+/// Reads at most `limit` bytes: more is `limit-exceeded`, and is never read
+/// whole first. `path` locates an I/O error (`--request`, or the top level
+/// for stdin).
+fn read_all(reader: &mut dyn Read, limit: usize, path: &str) -> Result<String, Error> {
     let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes).map_err(|e| Error::new(ErrorCode::Io, "", format!("cannot read input: {e}")))?;
-    String::from_utf8(bytes).map_err(|_| Error::new(ErrorCode::InvalidJson, "", "input is not valid UTF-8"))
+    reader
+        .take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::new(ErrorCode::Io, path, format!("cannot read the input: {}", io_words(&e))))?;
+    if bytes.len() > limit {
+        return Err(Error::new(
+            ErrorCode::LimitExceeded,
+            path,
+            format!("more than {limit} bytes, the limit requestBytes (plan --limit requestBytes=N raises it)"),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| Error::new(ErrorCode::InvalidJson, path, "input is not valid UTF-8"))
 }
 
 fn plan_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Outcome, Error> {
@@ -456,15 +527,30 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Out
     let mut file: Option<OsString> = None;
     let mut probe = false;
     let mut timeout_ms: Option<u32> = None;
+    let mut limits = Limits::DEFAULT;
+    let mut limits_given: Vec<String> = Vec::new();
     while let Some(arg) = parser.next().map_err(usage_error)? {
         match arg {
+            Long("pretty") if output.pretty => return Err(usage("--pretty", "--pretty is given twice")),
             Long("pretty") => output.pretty = true,
             Short('h') | Long("help") => return help(PLAN_HELP),
-            Long("request") | Short('r') if file.is_none() => {
+            Long("request") | Short('r') if file.is_some() => {
+                return Err(usage("--request", "--request is given twice"));
+            }
+            Long("request") | Short('r') => {
                 file = Some(parser.value().map_err(usage_error)?);
             }
             Long("probe") => probe = true,
             Long("timeout-ms") => timeout_ms = Some(timeout_arg(parser)?),
+            Long("limit") => {
+                let text = text_arg(parser.value().map_err(usage_error)?, "--limit")?;
+                let (name, value) = parse_limit(&text)?;
+                if limits_given.contains(&name) {
+                    return Err(usage("--limit", format!("the limit {name} is given twice")));
+                }
+                limits.set(&name, value).map_err(|e| e.under("--limit"))?;
+                limits_given.push(name);
+            }
             other => return Err(usage_error(other.unexpected())),
         }
     }
@@ -475,16 +561,19 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Out
         refuse_under_wasi("--probe")?;
     }
     let text = match file {
-        None => read_all(stdin)?,
-        Some(path) if path == "-" => read_all(stdin)?,
+        None => read_all(stdin, limits.request_bytes, "")?,
+        Some(path) if path == "-" => read_all(stdin, limits.request_bytes, "")?,
         Some(path) => {
-            let mut handle = std::fs::File::open(&path).map_err(|e| {
-                Error::new(ErrorCode::Io, "--request", format!("cannot open {}: {e}", path.to_string_lossy()))
-            })?;
-            read_all(&mut handle)?
+            let shown = crate::json::quoted_short(&path.to_string_lossy());
+            let cannot = |words: &str| Error::new(ErrorCode::Io, "--request", format!("cannot read {shown}: {words}"));
+            if std::fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
+                return Err(cannot("it is a directory"));
+            }
+            let mut handle = std::fs::File::open(&path).map_err(|e| cannot(io_words(&e)))?;
+            read_all(&mut handle, limits.request_bytes, "--request")?
         }
     };
-    let mut request = parse_plan_request(&text)?;
+    let mut request = parse_plan_request_with(&text, &limits)?;
     if !probe {
         let result = request.run();
         let status = if result.ok { EXIT_OK } else { EXIT_NOT_PLANNABLE };
@@ -504,11 +593,34 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Out
     Ok(Outcome::printed(output.json(&ProbedPlanResult { result, resolution }), status))
 }
 
+/// `NAME=N` of `--limit`.
+fn parse_limit(text: &str) -> Result<(String, usize), Error> {
+    let bad = || {
+        usage(
+            "--limit",
+            format!(
+                "expected NAME=N (NAME one of: {}), found {}",
+                Limits::NAMES.join(", "),
+                crate::json::quoted_short(text)
+            ),
+        )
+    };
+    let (name, value) = text.split_once('=').ok_or_else(bad)?;
+    if Limits::DEFAULT.get(name).is_none() {
+        return Err(Error::unknown_spelling("limit", name, Limits::NAMES).under("--limit"));
+    }
+    let value = value.parse::<usize>().map_err(|_| bad())?;
+    Ok((name.to_string(), value))
+}
+
 fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
     let mut name: Option<SchemaName> = None;
+    let mut pretty = false;
     while let Some(arg) = parser.next().map_err(usage_error)? {
         match arg {
             Short('h') | Long("help") => return help(SCHEMA_HELP),
+            Long("pretty") if pretty => return Err(usage("--pretty", "--pretty is given twice")),
+            Long("pretty") => pretty = true,
             Value(value) if name.is_none() => {
                 let text = text_arg(value, "name")?;
                 name = Some(text.parse::<SchemaName>().map_err(|e| e.under("name"))?);
@@ -518,5 +630,14 @@ fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
     }
     let name = name.ok_or_else(|| usage("name", "a schema name is required"))?;
     // Every form's schema is embedded in the native and WASI builds.
-    Ok(Outcome::printed(format!("{}\n", name.text().unwrap_or_default()), EXIT_OK))
+    let text = name.text().unwrap_or_default();
+    let text = if pretty {
+        match serde_json::from_str::<crate::json::Json>(&text) {
+            Ok(document) => Output { pretty: true }.json(&document),
+            Err(_) => format!("{text}\n"),
+        }
+    } else {
+        format!("{text}\n")
+    };
+    Ok(Outcome::printed(text, EXIT_OK))
 }

@@ -29,6 +29,7 @@ mod error;
 #[cfg(not(browser))]
 mod host;
 mod json;
+mod limits;
 mod planner;
 mod probe;
 mod request;
@@ -55,6 +56,7 @@ pub use host::{
     NativeResolution, ProbedPlanResult, Subject,
 };
 pub use json::{from_json, to_json, to_json_pretty};
+pub use limits::Limits;
 pub use planner::{
     Candidate, ConfigAttempt, Kernel, OpExplanation, PlanMode, PlanResult, Planner, RejectionReason, Verdict,
     is_admissible, no_capsule_message, plan_ops,
@@ -63,7 +65,10 @@ pub use probe::{
     AdapterInfo, AdapterReport, DEFAULT_PROBE_TIMEOUT_MS, FeatureAction, FeatureChange, PowerPreference, ProbeOptions,
     ProbeReason, ProbeReport, Resolution, resolve,
 };
-pub use request::{PlanRequest, parse_availability, parse_plan_request, parse_target, plan, plan_request_json};
+pub use request::{
+    PlanRequest, parse_availability, parse_plan_request, parse_plan_request_with, parse_target, plan,
+    plan_request_json, plan_request_json_with,
+};
 pub use schema::SchemaName;
 pub use target::{NamedPreset, Preset, PresetOptions, PresetParameters, Target, presets};
 pub use vocab::{

@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::availability::Availability;
 use crate::capsule::{KernelCapsule, reference_capsules};
 use crate::config::ExecutionConfig;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result, join_path};
 use crate::json::{from_json, to_json};
+use crate::limits::Limits;
 use crate::planner::{PlanMode, PlanResult, Planner};
 use crate::target::Target;
 use crate::vocab::BackendOp;
@@ -88,6 +89,30 @@ impl PlanRequest {
         Ok(())
     }
 
+    /// Checks the request against `limits` (counts, names, WebGPU lists
+    /// and the planner's work); the text's bytes are checked before parsing.
+    pub fn check_limits(&self, limits: &Limits) -> Result<()> {
+        Limits::check("ops", "ops", "ops", self.ops.len(), limits.ops)?;
+        let configs = self.configs.as_ref().map_or(1, Vec::len);
+        Limits::check("configs", "configs", "configs", configs, limits.configs)?;
+        let capsules = self.capsules.as_ref().map_or(BackendOp::ALL.len(), Vec::len);
+        Limits::check("capsules", "capsules", "capsules", capsules, limits.capsules)?;
+        for (index, capsule) in self.capsules.iter().flatten().enumerate() {
+            let path = format!("capsules[{index}]");
+            limits.check_name(&join_path(&path, "name"), &capsule.name)?;
+            if let Some(requires) = &capsule.requires {
+                let path = join_path(&path, "requires");
+                limits.check_webgpu(&path, &requires.features, requires.limits.keys())?;
+                reject_repeated_names(&requires.features, &join_path(&path, "features"))?;
+            }
+        }
+        if let Some(capabilities) = self.availability.as_ref().and_then(|a| a.web_gpu.as_ref()) {
+            limits.check_webgpu("availability.webGpu", &capabilities.features, capabilities.limits.keys())?;
+        }
+        let work = configs.saturating_mul(self.ops.len().saturating_add(capsules));
+        Limits::check("", "work", "units of work (configs × (ops + capsules))", work, limits.work)
+    }
+
     /// The configs to try, in order.
     pub fn configs(&self) -> Vec<ExecutionConfig> {
         match (&self.config, &self.configs) {
@@ -125,17 +150,39 @@ fn conflict(field: &str, other: &str) -> Error {
     Error::new(ErrorCode::ConflictingFields, field, format!("give `{other}` or `{field}`, not both"))
 }
 
-/// Validates and plans a request. `Err` only for invalid input; an
-/// unplannable request is `Ok` with `ok: false`.
+/// Fails on the first name that repeats an earlier one (a set: linear).
+pub(crate) fn reject_repeated_names(names: &[String], path: &str) -> Result<()> {
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    match names.iter().position(|name| !seen.insert(name.as_str())) {
+        None => Ok(()),
+        Some(index) => Err(Error::new(
+            ErrorCode::DuplicateValue,
+            format!("{path}[{index}]"),
+            format!("{} is listed twice", crate::json::quoted_short(&names[index])),
+        )),
+    }
+}
+
+/// Validates and plans a request under the default limits. `Err` only for
+/// invalid input; an unplannable request is `Ok` with `ok: false`.
 pub fn plan(request: &PlanRequest) -> Result<PlanResult> {
     request.validate()?;
+    request.check_limits(&Limits::DEFAULT)?;
     Ok(request.run())
 }
 
-/// Parses a plan request strictly and validates it.
+/// Parses a plan request strictly and validates it (default limits).
 pub fn parse_plan_request(text: &str) -> Result<PlanRequest> {
+    parse_plan_request_with(text, &Limits::DEFAULT)
+}
+
+/// Parses a plan request strictly and validates it against `limits`.
+pub fn parse_plan_request_with(text: &str, limits: &Limits) -> Result<PlanRequest> {
+    limits.validate("limits")?;
+    limits.check_bytes(text.len())?;
     let request: PlanRequest = from_json(text)?;
     request.validate()?;
+    request.check_limits(limits)?;
     Ok(request)
 }
 
@@ -156,6 +203,11 @@ pub fn parse_availability(text: &str) -> Result<Availability> {
 /// The planner as text: a JSON request in, the compact JSON result out.
 /// Every runtime calls this, so every runtime gives the same bytes.
 pub fn plan_request_json(text: &str) -> Result<(bool, String)> {
-    let result = parse_plan_request(text)?.run();
+    plan_request_json_with(text, &Limits::DEFAULT)
+}
+
+/// `plan_request_json` under `limits`.
+pub fn plan_request_json_with(text: &str, limits: &Limits) -> Result<(bool, String)> {
+    let result = parse_plan_request_with(text, limits)?.run();
     Ok((result.ok, to_json(&result)))
 }

@@ -133,7 +133,8 @@ impl Visitor<'_> for SpellingVisitor {
     type Value = usize;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "a {} spelling", self.type_name)
+        let article = if self.type_name.starts_with(['A', 'E', 'I', 'O', 'U']) { "an" } else { "a" };
+        write!(f, "{article} {} spelling", self.type_name)
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<usize, E> {

@@ -140,7 +140,7 @@ impl<'a, 'de> StrictValue<'a, 'de> {
     fn deserialize_number<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let at = self.at;
         let number = self.into_number(&visitor)?;
-        visit_number(&number, visitor).map_err(|e| at.locate(e))
+        visit_number(&number, visitor).map_err(|e| at.locate(out_of_range(e)))
     }
 
     /// An optional field is either absent or a value: `null` is a wrong type,
@@ -166,6 +166,11 @@ impl<'a, 'de> StrictValue<'a, 'de> {
                 let (variant, value) = fields.remove(0);
                 Ok(Variant { variant, value: Some(value), at: self.at })
             }
+            // `{"only": …, "only": …}`: the repeated key, not the shape.
+            Json::Object(fields) if let Some(index) = first_repeated(&fields) => {
+                let at = Where { parent: Some(&self.at), segment: Segment::Key(&fields[index].0) };
+                Err(Error::duplicate_key(&fields[index].0).at(&at.render()))
+            }
             json => Err(StrictValue { json, ..self }.wrong_type(expected)),
         }
     }
@@ -179,6 +184,16 @@ fn visit_number<'de, V: Visitor<'de>>(number: &serde_json::Number, visitor: V) -
         (_, Some(i)) => visitor.visit_i64(i),
         _ => visitor.visit_f64(number.as_f64().unwrap_or_default()),
     }
+}
+
+/// A number where a number is expected is never a wrong type: `-1`, `-0`,
+/// `1e2` and 2⁶⁴ for a count are all values out of its range.
+#[inline(never)]
+fn out_of_range(mut error: Error) -> Error {
+    if error.code == ErrorCode::WrongType {
+        error.code = ErrorCode::InvalidValue;
+    }
+    error
 }
 
 /// `deserialize_i8`, ... `deserialize_f64`: each by `deserialize_number`.

@@ -138,11 +138,25 @@ impl Json<'_> {
             Json::Number(n) => match (n.as_u64(), n.as_i64()) {
                 (Some(u), _) => Unexpected::Unsigned(u),
                 (_, Some(i)) => Unexpected::Signed(i),
-                _ => Unexpected::Other("a fractional number"),
+                _ => Unexpected::Other(number_kind(n.as_f64().unwrap_or_default())),
             },
             Json::String(s) => Unexpected::Str(s),
             Json::Array(_) => Unexpected::Seq,
             Json::Object(_) => Unexpected::Map,
         }
+    }
+}
+
+/// What a number that is neither a u64 nor an i64 is, in words (without
+/// float formatting, which the binaries leave out).
+pub(super) fn number_kind(value: f64) -> &'static str {
+    if value == 0.0 && value.is_sign_negative() {
+        "the number -0"
+    } else if value.abs() >= 9_223_372_036_854_775_808.0 {
+        "a number beyond 64 bits"
+    } else if value.fract() == 0.0 {
+        "a whole number written with a fraction or an exponent"
+    } else {
+        "a fractional number"
     }
 }

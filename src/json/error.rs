@@ -96,14 +96,14 @@ impl de::Error for Error {
     fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
         Self::new(
             ErrorCode::UnknownVariant,
-            format!("unknown spelling {}, expected one of: {}", quoted(variant), expected.join(", ")),
+            format!("unknown spelling {}, expected one of: {}", quoted_short(variant), expected.join(", ")),
         )
         .expecting(expected)
     }
     fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
         Self::new(
             ErrorCode::UnknownField,
-            format!("unknown field {}, expected one of: {}", quoted(field), expected.join(", ")),
+            format!("unknown field {}, expected one of: {}", quoted_short(field), expected.join(", ")),
         )
         .expecting(expected)
     }
@@ -124,6 +124,22 @@ pub(crate) fn quoted(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_default()
 }
 
+/// Text longer than this is quoted in part in messages.
+const QUOTE_BYTES: usize = 64;
+
+/// `quoted`, cut to its first 64 bytes (at a character boundary) with the
+/// full length named: a message never repeats a 10 MB key.
+pub(crate) fn quoted_short(text: &str) -> String {
+    if text.len() <= QUOTE_BYTES {
+        return quoted(text);
+    }
+    let mut end = QUOTE_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", quoted(&text[..end]), text.len())
+}
+
 /// `Unexpected`'s own wording, except that a float is not printed: that
 /// keeps float formatting (some 25 KB of wasm) out of the binaries.
 pub(super) fn describe(unexpected: Unexpected<'_>) -> String {
@@ -131,9 +147,9 @@ pub(super) fn describe(unexpected: Unexpected<'_>) -> String {
         Unexpected::Bool(b) => format!("boolean `{b}`"),
         Unexpected::Unsigned(n) => format!("integer `{n}`"),
         Unexpected::Signed(n) => format!("integer `{n}`"),
-        Unexpected::Float(_) => "a fractional number".to_string(),
+        Unexpected::Float(value) => super::document::number_kind(value).to_string(),
         Unexpected::Char(c) => format!("character `{c}`"),
-        Unexpected::Str(s) => format!("string {}", quoted(s)),
+        Unexpected::Str(s) => format!("string {}", quoted_short(s)),
         Unexpected::Unit => "null".to_string(),
         Unexpected::Seq => "an array".to_string(),
         Unexpected::Map => "an object".to_string(),
@@ -144,13 +160,13 @@ pub(super) fn describe(unexpected: Unexpected<'_>) -> String {
 
 impl Error {
     pub(super) fn duplicate(field: &str) -> Self {
-        Self::new(ErrorCode::DuplicateField, format!("duplicate field {}", quoted(field))).with_field(field)
+        Self::new(ErrorCode::DuplicateField, format!("duplicate field {}", quoted_short(field))).with_field(field)
     }
 
     /// A repeated map key: the same sentence as a repeated struct field, for
     /// a path that already ends in the key.
     pub(super) fn duplicate_key(key: &str) -> Self {
-        Self::new(ErrorCode::DuplicateField, format!("duplicate field {}", quoted(key)))
+        Self::new(ErrorCode::DuplicateField, format!("duplicate field {}", quoted_short(key)))
     }
 }
 

@@ -8,6 +8,7 @@ mod document;
 mod error;
 
 pub(crate) use document::Json;
+pub(crate) use error::quoted_short;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,176 @@
+//! The limits a plan request meets: its bytes, ops, configs, capsules, the
+//! length of names, the size of WebGPU feature lists and limit maps, and the
+//! planner's work (configs × (ops + capsules)), which bounds both its time
+//! and the size of its explanation. The defaults are far above any real
+//! catalog; each can be raised (`--limit NAME=N`, the JS `limits` option)
+//! up to a hard ceiling. A request beyond one is refused with
+//! `limit-exceeded` at the path of what exceeds it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, ErrorCode, Result, join_path};
+
+/// The limits one plan request meets. Every field defaults to
+/// `Limits::DEFAULT`'s and may be raised up to `Limits::CEILING`'s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(browser, derive(tsify::Tsify))]
+pub struct Limits {
+    /// The request's size in bytes (UTF-8). Default 16 MiB.
+    #[cfg_attr(browser, tsify(optional))]
+    pub request_bytes: usize,
+    /// Entries in `ops`. Default 10,000.
+    #[cfg_attr(browser, tsify(optional))]
+    pub ops: usize,
+    /// Entries in `configs`. Default 64.
+    #[cfg_attr(browser, tsify(optional))]
+    pub configs: usize,
+    /// Entries in `capsules`. Default 100,000.
+    #[cfg_attr(browser, tsify(optional))]
+    pub capsules: usize,
+    /// Bytes in a capsule name, a WebGPU feature name or limit name. Default 1,024.
+    #[cfg_attr(browser, tsify(optional))]
+    pub name_bytes: usize,
+    /// Entries in one WebGPU `features` list. Default 1,024.
+    #[cfg_attr(browser, tsify(optional))]
+    pub features: usize,
+    /// Entries in one WebGPU `limits` map. Default 1,024.
+    #[cfg_attr(browser, tsify(optional))]
+    pub limits: usize,
+    /// configs × (ops + capsules): the planner's work and its explanation's
+    /// size. Default 100,000.
+    #[cfg_attr(browser, tsify(optional))]
+    pub work: usize,
+}
+
+impl Limits {
+    /// What a request meets unless told otherwise.
+    pub const DEFAULT: Limits = Limits {
+        request_bytes: 16 << 20,
+        ops: 10_000,
+        configs: 64,
+        capsules: 100_000,
+        name_bytes: 1_024,
+        features: 1_024,
+        limits: 1_024,
+        work: 100_000,
+    };
+
+    /// How far each limit may be raised.
+    pub const CEILING: Limits = Limits {
+        request_bytes: 256 << 20,
+        ops: 1_000_000,
+        configs: 4_096,
+        capsules: 1_000_000,
+        name_bytes: 1 << 20,
+        features: 65_536,
+        limits: 65_536,
+        work: 20_000_000,
+    };
+
+    /// The names, as in JSON and on the command line, in order.
+    pub const NAMES: &'static [&'static str] =
+        &["requestBytes", "ops", "configs", "capsules", "nameBytes", "features", "limits", "work"];
+
+    /// The limit called `name`.
+    pub fn get(&self, name: &str) -> Option<usize> {
+        Some(match name {
+            "requestBytes" => self.request_bytes,
+            "ops" => self.ops,
+            "configs" => self.configs,
+            "capsules" => self.capsules,
+            "nameBytes" => self.name_bytes,
+            "features" => self.features,
+            "limits" => self.limits,
+            "work" => self.work,
+            _ => return None,
+        })
+    }
+
+    /// Sets the limit called `name` (e.g. from `--limit capsules=200000`),
+    /// up to its ceiling.
+    pub fn set(&mut self, name: &str, value: usize) -> Result<()> {
+        let field = match name {
+            "requestBytes" => &mut self.request_bytes,
+            "ops" => &mut self.ops,
+            "configs" => &mut self.configs,
+            "capsules" => &mut self.capsules,
+            "nameBytes" => &mut self.name_bytes,
+            "features" => &mut self.features,
+            "limits" => &mut self.limits,
+            "work" => &mut self.work,
+            _ => return Err(Error::unknown_spelling("limit", name, Self::NAMES)),
+        };
+        *field = value;
+        Self::check_ceiling(name, value, Self::CEILING.get(name).unwrap_or(0))
+    }
+
+    fn check_ceiling(name: &str, value: usize, ceiling: usize) -> Result<()> {
+        if value > ceiling {
+            return Err(Error::new(
+                ErrorCode::InvalidValue,
+                name,
+                format!("the limit {name} can be raised to {ceiling} at most, not {value}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks that no limit is above its ceiling.
+    pub fn validate(&self, path: &str) -> Result<()> {
+        for name in Self::NAMES {
+            let (value, ceiling) = (self.get(name).unwrap_or(0), Self::CEILING.get(name).unwrap_or(0));
+            Self::check_ceiling(name, value, ceiling).map_err(|e| e.under(path))?;
+        }
+        Ok(())
+    }
+
+    /// Refuses `count` items at `path` beyond `limit` (named `name`).
+    pub(crate) fn check(path: &str, name: &str, what: &str, count: usize, limit: usize) -> Result<()> {
+        if count > limit {
+            return Err(Error::new(
+                ErrorCode::LimitExceeded,
+                path,
+                format!("{count} {what}, more than the limit {name} = {limit} (it can be raised)"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses a request text longer than `request_bytes`.
+    pub fn check_bytes(&self, bytes: usize) -> Result<()> {
+        Self::check("", "requestBytes", "bytes", bytes, self.request_bytes)
+    }
+
+    /// Refuses a WebGPU feature list or limit map at `path` beyond the limits.
+    pub(crate) fn check_webgpu<'a>(
+        &self,
+        path: &str,
+        features: &'a [String],
+        limits: impl ExactSizeIterator<Item = &'a String>,
+    ) -> Result<()> {
+        let features_path = join_path(path, "features");
+        Self::check(&features_path, "features", "features", features.len(), self.features)?;
+        for (index, feature) in features.iter().enumerate() {
+            self.check_name(&format!("{features_path}[{index}]"), feature)?;
+        }
+        let limits_path = join_path(path, "limits");
+        Self::check(&limits_path, "limits", "limits", limits.len(), self.limits)?;
+        for name in limits {
+            self.check_name(&limits_path, name)?;
+        }
+        Ok(())
+    }
+
+    /// Refuses a name longer than `name_bytes`.
+    pub(crate) fn check_name(&self, path: &str, name: &str) -> Result<()> {
+        Self::check(path, "nameBytes", "bytes in a name", name.len(), self.name_bytes)
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
