@@ -52,6 +52,7 @@ impl Availability {
         reject_repeats(&self.providers, &join_path(path, "providers"))?;
         if let Some(capabilities) = &self.web_gpu {
             crate::request::reject_repeated_names(&capabilities.features, &join_path(path, "webGpu.features"))?;
+            crate::webgpu::check_limit_values(&capabilities.limits, &join_path(path, "webGpu"))?;
         }
         Ok(())
     }

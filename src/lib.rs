@@ -77,8 +77,7 @@ pub use vocab::{
 };
 pub use webgpu::{LimitBound, Unmet, WebGpuCapabilities, WebGpuRequirements};
 
-// The browser build's allocator: talc is smaller than the default dlmalloc
-// and faster at the planner's many small allocations (BENCHMARKS.md).
-#[cfg(all(browser, not(target_feature = "atomics")))]
-#[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+// The browser build keeps Rust's default allocator (dlmalloc): with talc
+// 5.1.1, a request whose output grew the module's memory towards 4 GiB ended
+// in an out-of-bounds write instead of a clean allocation failure
+// (BENCHMARKS.md, "The allocator").

@@ -3,7 +3,6 @@
 //! tried in order (whole plan), or per op (fallback mode).
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 use serde::Serialize;
 
@@ -11,7 +10,7 @@ use crate::availability::Availability;
 use crate::capsule::KernelCapsule;
 use crate::config::ExecutionConfig;
 use crate::vocab::{BackendOp, Device, Provider, spelled_enum};
-use crate::webgpu::{LimitBound, Unmet, WebGpuCapabilities};
+use crate::webgpu::{FeatureSet, LimitBound, Unmet, WebGpuCapabilities};
 
 spelled_enum! {
     /// Why a capsule was not admissible: the first SPEC rule it broke, in
@@ -213,7 +212,7 @@ pub fn rejection(
 }
 
 /// The probed WebGPU capabilities with their features as a set.
-type Offered<'s, 'a> = Option<(&'s HashSet<&'a str>, &'a WebGpuCapabilities)>;
+type Offered<'s, 'a> = Option<(&'s FeatureSet<'a>, &'a WebGpuCapabilities)>;
 
 /// Step 1: whether the availability admits the capsule (device, provider,
 /// probed WebGPU requirements). The same under every config.
@@ -329,7 +328,7 @@ pub struct Planner<'a> {
     /// Step 1 for each capsule: the availability's verdict.
     admitted: Vec<Option<RejectionReason>>,
     /// The probed WebGPU features as a set.
-    offered: Option<HashSet<&'a str>>,
+    offered: Option<FeatureSet<'a>>,
     explain: bool,
 }
 

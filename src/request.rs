@@ -104,6 +104,7 @@ impl PlanRequest {
                 let path = join_path(&path, "requires");
                 limits.check_webgpu(&path, &requires.features, requires.limits.keys())?;
                 reject_repeated_names(&requires.features, &join_path(&path, "features"))?;
+                crate::webgpu::check_limit_values(&requires.limits, &path)?;
             }
         }
         if let Some(capabilities) = self.availability.as_ref().and_then(|a| a.web_gpu.as_ref()) {
@@ -150,10 +151,14 @@ fn conflict(field: &str, other: &str) -> Error {
     Error::new(ErrorCode::ConflictingFields, field, format!("give `{other}` or `{field}`, not both"))
 }
 
-/// Fails on the first name that repeats an earlier one (a set: linear).
+/// Fails on the first name that repeats an earlier one (by sorting: n log n).
 pub(crate) fn reject_repeated_names(names: &[String], path: &str) -> Result<()> {
-    let mut seen = std::collections::HashSet::with_capacity(names.len());
-    match names.iter().position(|name| !seen.insert(name.as_str())) {
+    // Sorted by name (stable: document order within equal names), the first
+    // repeat in document order is the smallest index that follows an equal name.
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by(|&a, &b| names[a].cmp(&names[b]));
+    let repeat = order.windows(2).filter(|pair| names[pair[0]] == names[pair[1]]).map(|pair| pair[1]).min();
+    match repeat {
         None => Ok(()),
         Some(index) => Err(Error::new(
             ErrorCode::DuplicateValue,

@@ -3,7 +3,7 @@
 //! fills `WebGpuCapabilities`, the availability carries them, the planner
 //! checks `WebGpuRequirements` against them.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -57,10 +57,10 @@ impl WebGpuRequirements {
     /// per availability by the planner): linear in the requirements.
     pub(crate) fn first_unmet_in<'a>(
         &'a self,
-        offered: &HashSet<&str>,
+        offered: &FeatureSet<'_>,
         capabilities: &WebGpuCapabilities,
     ) -> Option<Unmet<'a>> {
-        if let Some(feature) = self.features.iter().find(|f| !offered.contains(f.as_str())) {
+        if let Some(feature) = self.features.iter().find(|f| !offered.contains(f)) {
             return Some(Unmet::Feature(feature));
         }
         self.limits.iter().find_map(|(name, &needed)| {
@@ -71,10 +71,38 @@ impl WebGpuRequirements {
     }
 }
 
+/// The largest limit value every runtime carries exactly (JavaScript's
+/// `Number.MAX_SAFE_INTEGER`): above it, `plan()` in JS would round it.
+pub const MAX_LIMIT_VALUE: u64 = (1 << 53) - 1;
+
+/// Refuses a limit value above `MAX_LIMIT_VALUE`, at `path.limits.NAME`.
+pub(crate) fn check_limit_values(limits: &BTreeMap<String, u64>, path: &str) -> crate::error::Result<()> {
+    match limits.iter().find(|(_, value)| **value > MAX_LIMIT_VALUE) {
+        None => Ok(()),
+        Some((name, value)) => Err(crate::error::Error::new(
+            crate::error::ErrorCode::InvalidValue,
+            crate::error::join_path(path, &format!("limits.{name}")),
+            format!("{value} is above 2^53 - 1, which JavaScript cannot carry exactly"),
+        )),
+    }
+}
+
+/// Feature names, sorted for binary search: a set without a hash table's
+/// code in the module.
+pub(crate) struct FeatureSet<'a>(Vec<&'a str>);
+
+impl FeatureSet<'_> {
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.0.binary_search(&name).is_ok()
+    }
+}
+
 impl WebGpuCapabilities {
     /// The offered features as a set.
-    pub(crate) fn feature_set(&self) -> HashSet<&str> {
-        self.features.iter().map(String::as_str).collect()
+    pub(crate) fn feature_set(&self) -> FeatureSet<'_> {
+        let mut names: Vec<&str> = self.features.iter().map(String::as_str).collect();
+        names.sort_unstable();
+        FeatureSet(names)
     }
 }
 

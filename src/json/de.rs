@@ -51,10 +51,18 @@ impl Where<'_> {
         let parent = self.parent.map(Where::render).unwrap_or_default();
         match self.segment {
             Segment::Root => parent,
+            // A key that is not a plain name (`.`, `[`, spaces, nothing) is
+            // written as a quoted index, so that every path reads one way.
+            Segment::Key(key) if !is_plain_key(key) => format!("{parent}[{}]", super::error::quoted_short(key)),
             Segment::Key(key) => join_path(&parent, key),
             Segment::Index(index) => format!("{parent}[{index}]"),
         }
     }
+}
+
+/// Whether `key` can stand in a path as `a.key`: letters, digits, `_`, `-`.
+fn is_plain_key(key: &str) -> bool {
+    !key.is_empty() && key.len() <= 64 && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// The index of the first key, in document order, that repeats an earlier one.

@@ -12,7 +12,8 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode};
 use crate::json::{from_json, to_json};
-use crate::request::{parse_target, plan_request_json};
+use crate::limits::Limits;
+use crate::request::{parse_target, plan_request_json_with};
 use crate::schema::SchemaName;
 use crate::target::{Preset, PresetOptions, Target, preset_table, presets as all_presets};
 
@@ -70,6 +71,9 @@ extern "C" {
     /// What the last `stringify` turned into null ("a function", ...), once.
     #[wasm_bindgen(js_name = takeUnrepresentable)]
     fn take_unrepresentable() -> Option<String>;
+    /// The UTF-16 index of the first lone surrogate in `text`, or -1.
+    #[wasm_bindgen(js_name = loneSurrogate)]
+    fn lone_surrogate(text: &JsString) -> i32;
     /// `TextEncoder.encodeInto(text, into).written`.
     #[wasm_bindgen(js_name = encodeInto)]
     fn encode_into(text: &JsString, into: &Uint8Array) -> u32;
@@ -83,6 +87,7 @@ extern "C" {
 pub(crate) fn string_from_js(value: &JsValue) -> Option<String> {
     let text: &JsString = value.dyn_ref()?;
     let units = text.length() as usize;
+    // UTF-8 cannot carry a lone surrogate: `text_from_js` refuses it first.
     // Room for ASCII (a byte per UTF-16 unit) first; when that runs out, the
     // worst case (3 bytes per unit), as wasm-bindgen's glue would grow to.
     let worst = units.checked_mul(3).and_then(|bytes| bytes.checked_add(4));
@@ -104,12 +109,26 @@ pub(crate) fn string_from_js(value: &JsValue) -> Option<String> {
     value.as_string()
 }
 
+/// A JS string as request text, refused (not changed) when it holds a lone
+/// surrogate or has more UTF-16 units than `max_bytes` (each is at least a
+/// byte of UTF-8), before it is copied.
+pub(crate) fn text_from_js(value: &JsValue, max_bytes: usize) -> Result<Option<String>, Error> {
+    let Some(text) = value.dyn_ref::<JsString>() else { return Ok(None) };
+    Limits::check("", "requestBytes", "UTF-16 units", text.length() as usize, max_bytes)?;
+    let at = lone_surrogate(text);
+    if at >= 0 {
+        let message = format!("the text has a lone surrogate at UTF-16 index {at}, which is not Unicode text");
+        return Err(Error::new(ErrorCode::InvalidJson, "", message));
+    }
+    Ok(string_from_js(value))
+}
+
 /// A JS value as JSON text; `None` for `undefined` (and `null`, when `absent_ok`).
 pub(crate) fn json_text(value: &JsValue, absent_ok: bool) -> Result<Option<String>, Error> {
     if value.is_undefined() || (absent_ok && value.is_null()) {
         return Ok(None);
     }
-    if let Some(text) = string_from_js(value) {
+    if let Some(text) = text_from_js(value, Limits::CEILING.request_bytes)? {
         // A string is taken as JSON text (e.g. a request read from a file).
         return Ok(Some(text));
     }
@@ -220,14 +239,46 @@ pub fn declared_availability(
     about_target(&target, |target| target.declared_availability())
 }
 
-/// Plans a request (an object, or JSON text). Throws only for invalid input;
-/// an unplannable request returns `{ ok: false, ... }` with the reasons.
+/// The options of `plan` and `planJson`.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+struct PlanOptions {
+    limits: Limits,
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_PLAN_OPTIONS: &str = r#"
+/** Options of `plan` and `planJson`: raise (or lower) the limits a request meets, up to their ceilings. */
+export interface PlanOptions {
+  limits?: Partial<Limits>;
+}
+"#;
+
+fn plan_options(options: &JsValue) -> Result<Limits, JsValue> {
+    match json_text(options, true).map_err(js_error)? {
+        None => Ok(Limits::DEFAULT),
+        Some(text) => {
+            let options: PlanOptions = from_json(&text).map_err(|e| js_error(e.under("options")))?;
+            options.limits.validate("options.limits").map_err(js_error)?;
+            Ok(options.limits)
+        }
+    }
+}
+
+/// Plans a request (an object, or JSON text). Throws only for invalid input
+/// (`limit-exceeded` beyond a limit); an unplannable request returns
+/// `{ ok: false, ... }` with the reasons.
 #[wasm_bindgen(unchecked_return_type = "PlanResult")]
 pub fn plan(
     #[wasm_bindgen(unchecked_param_type = "PlanRequest | string")] request: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "PlanOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let text = required(&request, "a plan request").map_err(js_error)?;
-    Ok(to_js(&plan_text(&text)?))
+    let limits = plan_options(&options)?;
+    let text = match text_from_js(&request, limits.request_bytes).map_err(js_error)? {
+        Some(text) => text,
+        None => required(&request, "a plan request").map_err(js_error)?,
+    };
+    Ok(to_js(&plan_text(&text, &limits)?))
 }
 
 /// `plan` on JSON text, returning the compact JSON text: byte-identical to
@@ -237,15 +288,17 @@ pub fn plan_json(
     // A JsValue, not `&str`: the glue would copy a string into the old
     // instance before a scheduled re-initialisation swaps in a fresh one.
     #[wasm_bindgen(unchecked_param_type = "string")] request: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "PlanOptions")] options: JsValue,
 ) -> Result<String, JsValue> {
-    let text = string_from_js(&request).ok_or_else(|| {
+    let limits = plan_options(&options)?;
+    let text = text_from_js(&request, limits.request_bytes).map_err(js_error)?.ok_or_else(|| {
         js_error(Error::new(ErrorCode::WrongType, "", "planJson takes the request as JSON text (a string)"))
     })?;
-    plan_text(&text)
+    plan_text(&text, &limits)
 }
 
-fn plan_text(text: &str) -> Result<String, JsValue> {
-    plan_request_json(text).map(|(_, json)| json).map_err(js_error)
+fn plan_text(text: &str, limits: &Limits) -> Result<String, JsValue> {
+    plan_request_json_with(text, limits).map(|(_, json)| json).map_err(js_error)
 }
 
 /// The built-in catalog: a `reference` capsule on `cpu` for every op.
@@ -277,6 +330,24 @@ pub fn schema(#[wasm_bindgen(unchecked_param_type = "WebSchemaName")] name: JsVa
         ))
     })?;
     Ok(to_js(&text))
+}
+
+/// Test hook: fills memory as a large plan did, many blocks taken while
+/// one output vector grows, infallibly, until the allocator gives up: a
+/// clean trap (an allocation failure) or a panic (capacity overflow), never
+/// an out-of-bounds access. Not part of the API.
+#[wasm_bindgen(js_name = __exhaustMemoryForTesting)]
+pub fn exhaust_memory_for_testing() -> f64 {
+    let mut blocks: Vec<Vec<u8>> = Vec::new();
+    let mut out: Vec<u8> = Vec::new();
+    let piece = [b'x'; 65_536];
+    loop {
+        blocks.push(Vec::with_capacity(1 << 20));
+        out.extend_from_slice(&piece);
+        if out.len() as f64 > 4e9 {
+            return (out.len() + blocks.len()) as f64;
+        }
+    }
 }
 
 /// Test hook: panics inside the instance, to prove the next call still

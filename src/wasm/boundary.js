@@ -11,6 +11,16 @@ let unrepresentable = null;
 function replacer(_key, value) {
   let kind;
   switch (typeof value) {
+    case 'string':
+      // A lone surrogate: UTF-8 cannot carry it, and nothing replaces it silently.
+      if (value.isWellFormed()) return value;
+      kind = 'a string with a lone surrogate';
+      break;
+    case 'object':
+      // JSON.stringify skips symbol-keyed properties: refuse the object instead.
+      if (value === null || !Object.getOwnPropertySymbols(value).some((s) => Object.prototype.propertyIsEnumerable.call(value, s))) return value;
+      kind = 'an object with a symbol-keyed property';
+      break;
     case 'function': kind = 'a function'; break;
     case 'symbol': kind = 'a symbol'; break;
     case 'bigint': kind = 'a BigInt'; break;
@@ -45,4 +55,10 @@ const encoder = new TextEncoder();
  *  module's memory) and returns the number of bytes written. */
 export function encodeInto(text, into) {
   return encoder.encodeInto(text, into).written;
+}
+
+/** The UTF-16 index of the first lone surrogate in `text`, or -1. */
+export function loneSurrogate(text) {
+  if (text.isWellFormed()) return -1;
+  return text.search(/\p{Surrogate}/u);
 }

@@ -175,6 +175,12 @@ fn is_browser_context() -> bool {
     !absent(&get(&global, "document")) || !absent(&get(&global, "WorkerGlobalScope"))
 }
 
+/// Whether this is Deno, whose `navigator.gpu` is WebGPU itself (wgpu's
+/// native implementation, outside a page).
+fn is_deno() -> bool {
+    !absent(&get(&get(&js_sys::global(), "Deno"), "version"))
+}
+
 /// Reads info, features and limits off a `GPUAdapter`, in WebGPU spelling
 /// (features sorted, without repeats, by the reader).
 fn adapter_report(adapter: &JsValue) -> Result<AdapterReport, String> {
@@ -209,6 +215,15 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
     if absent(&gpu) {
         let message = "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)".to_string();
         return unavailable(ProbeReason::NoWebGpuApi, message, false);
+    }
+    // wgpu's browser backend expects a page, a worker, or Deno's own WebGPU:
+    // elsewhere (Node with a WebGPU polyfill, even `{}`) creating its
+    // instance traps. Such a `navigator.gpu` is not probed.
+    if !is_browser_context() && !is_deno() {
+        let message = "navigator.gpu exists, but this is not a browser, a web worker or Deno (a WebGPU polyfill?): \
+                       it is not probed"
+            .to_string();
+        return unavailable(ProbeReason::NoNavigator, message, false);
     }
     let instance = INSTANCE.with(|instance| instance.clone());
     let (through_wgpu, captured) = match start_wgpu_request(&gpu, &instance, options) {

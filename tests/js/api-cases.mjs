@@ -146,7 +146,7 @@ export function defineApiSuite(label, getApi, { wasmExport }) {
   describe(label, () => {
     test('exports every function of the API, the wasm preset under its name', () => {
       const names = ['presets', 'devices', 'providers', 'declaredAvailability', 'parseTarget', 'plan',
-        'planJson', 'referenceCapsules', 'schema', 'initSync', 'default', '__forcePanicForTesting'];
+        'planJson', 'referenceCapsules', 'schema', 'initSync', 'default', '__forcePanicForTesting', '__exhaustMemoryForTesting'];
       for (const name of [...names, ...PRESETS.map((p) => (p === 'wasm' ? wasmExport : p))]) {
         assert.equal(typeof api()[name], 'function', `${name} is exported as a function`);
       }
@@ -156,7 +156,7 @@ export function defineApiSuite(label, getApi, { wasmExport }) {
     test('exports nothing outside the documented API', () => {
       const documented = new Set(['presets', 'devices', 'providers', 'declaredAvailability', 'parseTarget', 'plan',
         'planJson', 'referenceCapsules', 'schema', 'detect', 'probe', 'resolve', 'initSync', 'default',
-        '__forcePanicForTesting', 'wasm', 'wasmPreset', ...PRESETS]);
+        '__forcePanicForTesting', '__exhaustMemoryForTesting', 'wasm', 'wasmPreset', ...PRESETS]);
       assert.deepEqual(Object.keys(api()).filter((name) => !documented.has(name)), []);
     });
 
@@ -434,17 +434,24 @@ export function defineApiSuite(label, getApi, { wasmExport }) {
           assert.ok(e.message.includes(`"${spelling}"`), e.message);
         }
         const withLoneSurrogate = '{"ops":[],"target":{"os":"a' + String.fromCharCode(0xd800) + 'b"}}';
-        const lone = throwsCode(() => api().planJson(withLoneSurrogate), 'unknown-variant', 'target.os', 'lone surrogate');
-        assert.ok(lone.message.includes('"a\uFFFDb"'), `a lone surrogate arrives as U+FFFD: ${lone.message}`);
+        // A lone surrogate is refused, never replaced with U+FFFD (issue 12).
+        const lone = throwsCode(() => api().planJson(withLoneSurrogate), 'invalid-json', '', 'lone surrogate');
+        assert.ok(lone.message.includes('lone surrogate at UTF-16 index 27'), lone.message);
         for (let k = 0; k < 8; k++) {
           // Around the first attempt's room (a byte per UTF-16 unit, plus 4).
           const spelling = `os-${'é'.repeat(k)}${'🐧'.repeat(k % 3)}`;
           const e = throwsCode(() => api().planJson(JSON.stringify({ ops: [], target: { os: spelling } })), 'unknown-variant', 'target.os', spelling);
           assert.ok(e.message.includes(`"${spelling}"`), e.message);
         }
+        // 200 KB of multi-byte names (each within the nameBytes limit) come back whole;
+        // a message quotes a long value only in part (issue 12).
+        const names = Array.from({ length: 200 }, (_, i) => `${'é'.repeat(500)}${i}`);
+        const capsules = names.map((name) => ({ name, op: 'add', provider: 'reference', device: 'cpu', trustLevel: 'checked', vjpMode: 'torchLeanTape' }));
+        const out = api().planJson(JSON.stringify({ ops: ['add'], capsules }));
+        for (const name of names) assert.ok(out.includes(`"${name}"`), 'a 1 KB multi-byte name comes back whole');
         const long = 'é'.repeat(100_000);
         const big = throwsCode(() => api().planJson(JSON.stringify({ ops: [], target: { os: long } })), 'unknown-variant', 'target.os', 'long text');
-        assert.ok(big.message.includes(long), 'a 200 KB multi-byte spelling comes back whole');
+        assert.ok(big.message.includes(`"${'é'.repeat(32)}"… (200000 bytes)`), big.message);
       });
 
       test('plan(object) reports structural errors with their paths', () => {

@@ -147,7 +147,8 @@ test('invalid options reject (not throw) with a code and a path', async () => {
   assert.ok(pending instanceof Promise);
   await rejectsWith(pending, 'invalid-value', 'timeoutMs');
   await rejectsWith(bt.probe({ bogus: 1 }), 'unknown-field', 'bogus');
-  await rejectsWith(bt.probe({ timeoutMs: 1.5 }), 'wrong-type', 'timeoutMs');
+  // A number out of a count's range is invalid-value, like -1 (issue 12).
+  await rejectsWith(bt.probe({ timeoutMs: 1.5 }), 'invalid-value', 'timeoutMs');
   await rejectsWith(bt.probe({ timeoutMs: '100' }), 'wrong-type', 'timeoutMs');
   await rejectsWith(bt.probe([]), 'wrong-type', '');
   await rejectsWith(bt.probe('{"timeoutMs": 1'), 'invalid-json', '');

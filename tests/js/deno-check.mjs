@@ -1,0 +1,20 @@
+// Run by deno.test.mjs under Deno: `deno run --allow-read --allow-env deno-check.mjs <pkg entry>`.
+// Prints one JSON object with what the package answered.
+const entry = Deno.args[0];
+const api = await import(new URL(`file://${entry}`).href);
+if (entry.endsWith('index.js')) await api.default();
+const vectors = new URL('../vectors/', import.meta.url);
+const request = await Deno.readTextFile(new URL('requests/default-explained.json', vectors));
+const golden = await Deno.readTextFile(new URL('cli/plan-default-explained.out', vectors));
+let limit;
+try {
+  api.planJson(JSON.stringify({ ops: Array(10_001).fill('add') }));
+} catch (error) {
+  limit = { code: error.code, path: error.path };
+}
+const probe = await api.probe({ timeoutMs: 5000 });
+const verified = await api.probe({ timeoutMs: 5000, verifyDevice: true });
+const resolved = await api.detect({ timeoutMs: 5000 });
+console.log(JSON.stringify({
+  planJson: `${api.planJson(request)}\n`, golden, limit, apiPresent: typeof navigator.gpu === 'object', probe, verified, resolved,
+}));

@@ -1,0 +1,40 @@
+// Deno as a runtime of the package (its npm `deno` binary, tests/js
+// devDependencies): the documented imports (the Node entry, which Deno's npm
+// resolution picks, and the default entry with init()), planJson's bytes
+// against the native golden, and the probe through Deno's own WebGPU (wgpu
+// outside a page): a documented reason within timeoutMs, never a crash.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ROOT } from './common.mjs';
+
+const DENO = join(ROOT, 'tests', 'js', 'node_modules', '.bin', 'deno');
+const SCRIPT = fileURLToPath(new URL('./deno-check.mjs', import.meta.url));
+const REASONS = ['adapter-available', 'no-adapter', 'adapter-request-failed', 'timeout', 'device-request-failed'];
+
+function runDeno(entry) {
+  const r = spawnSync(DENO, ['run', '--allow-read', '--allow-env', SCRIPT, join(ROOT, 'pkg', entry)],
+    { timeout: 60_000, env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' } });
+  assert.equal(r.status, 0, `deno: ${r.stderr}`);
+  return JSON.parse(r.stdout.toString());
+}
+
+for (const entry of ['node.js', 'index.js']) {
+  test(`Deno, ${entry}: planJson gives the golden bytes, probe answers a documented reason in time`, { skip: !existsSync(DENO) && 'no deno' }, () => {
+    const out = runDeno(entry);
+    assert.equal(out.planJson, out.golden);
+    assert.equal(out.limit.code, 'limit-exceeded');
+    assert.ok(out.apiPresent, 'Deno has navigator.gpu');
+    for (const report of [out.probe, out.verified]) {
+      assert.ok(REASONS.includes(report.reason), report.reason);
+      assert.ok(report.elapsedMs <= report.timeoutMs + 100, `${report.elapsedMs} ms`);
+    }
+    if (out.probe.reason === 'adapter-available') {
+      assert.ok(out.probe.adapter.features.length >= 0);
+      assert.equal(out.resolved.effective.features.includes('webGpu'), true);
+    }
+  });
+}

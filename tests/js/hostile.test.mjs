@@ -1,0 +1,137 @@
+// Hostile input (issue 12) through the built package's Node entry
+// (pkg/node.js) and the WASI module: the limits and their option, a lone
+// surrogate and a symbol-keyed property refused in every entry, limit values
+// above 2^53 refused everywhere, the probe with a WebGPU polyfill in Node,
+// a module whose memory is exhausted ending in a clean error, and WASI output
+// that cannot be written ending non-zero.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, WASI_MODULE } from './common.mjs';
+
+const api = await import(pathToFileURL(join(ROOT, 'pkg', 'node.js')).href);
+
+/** What `fn` throws, as { code, path, message }. */
+function thrown(fn) {
+  try {
+    fn();
+  } catch (error) {
+    return { code: error.code, path: error.path, message: error.message };
+  }
+  assert.fail('did not throw');
+}
+
+const opsRequest = (n) => JSON.stringify({ ops: Array(n).fill('add') });
+
+test('limits: refused with limit-exceeded at the path, raised by the limits option up to the ceiling', () => {
+  const text = opsRequest(10_001);
+  for (const call of [() => api.planJson(text), () => api.plan(text), () => api.plan(JSON.parse(text))]) {
+    const error = thrown(call);
+    assert.equal(error.code, 'limit-exceeded');
+    assert.equal(error.path, 'ops');
+  }
+  const raised = { limits: { ops: 20_000 } };
+  assert.equal(JSON.parse(api.planJson(text, raised)).ok, true);
+  assert.equal(api.plan(JSON.parse(text), raised).ok, true);
+  assert.deepEqual(thrown(() => api.planJson('{}', { limits: { ops: 2e6 } })).path, 'options.limits.ops');
+  assert.equal(thrown(() => api.planJson('{}', { limits: { ops: 2e6 } })).code, 'invalid-value');
+  assert.equal(thrown(() => api.planJson('{}', { limits: { opz: 1 } })).code, 'unknown-field');
+  assert.equal(thrown(() => api.planJson('{}', { limitz: {} })).code, 'unknown-field');
+  // The same bytes as the command under the same limits.
+  assert.equal(api.planJson(opsRequest(3), { limits: { ops: 3 } }), api.planJson(opsRequest(3)));
+});
+
+test('a string longer than the byte limit is refused before it is copied', () => {
+  const error = thrown(() => api.planJson(' '.repeat(1001), { limits: { requestBytes: 1000 } }));
+  assert.equal(error.code, 'limit-exceeded');
+  assert.equal(error.path, '');
+});
+
+test('a lone surrogate is refused in every entry, never replaced', () => {
+  const capsule = { name: 'bad\uD800name', op: 'add', provider: 'reference', device: 'cpu', trustLevel: 'checked' };
+  const request = { ops: ['add'], capsules: [capsule] };
+  const text = JSON.stringify(request).replace('\\ud800', '\uD800');
+  assert.ok(!text.isWellFormed());
+  for (const call of [() => api.planJson(text), () => api.plan(text)]) {
+    const error = thrown(call);
+    assert.equal(error.code, 'invalid-json');
+    assert.equal(error.path, '');
+    assert.match(error.message, /lone surrogate at UTF-16 index \d+/);
+  }
+  const error = thrown(() => api.plan(request));
+  assert.equal(error.code, 'wrong-type');
+  assert.equal(error.path, 'capsules[0].name');
+  assert.match(error.message, /a string with a lone surrogate/);
+  // Escaped in the text, JSON's own parser refuses it: the same code as natively.
+  assert.equal(thrown(() => api.planJson(JSON.stringify(request))).code, 'invalid-json');
+});
+
+test('a symbol-keyed property is refused, not dropped', () => {
+  const request = { ops: ['add'], config: { device: 'cpu', [Symbol('x')]: 1 } };
+  const error = thrown(() => api.plan(request));
+  assert.equal(error.code, 'wrong-type');
+  assert.equal(error.path, 'config');
+  assert.match(error.message, /symbol-keyed property/);
+});
+
+test('limit values above 2^53 - 1 are refused by plan() and planJson() alike', () => {
+  const text = '{"ops":[],"availability":{"webGpu":{"limits":{"maxBufferSize":9007199254740992}}}}';
+  for (const call of [() => api.planJson(text), () => api.plan(text), () => api.plan(JSON.parse(text))]) {
+    const error = thrown(call);
+    assert.equal(error.code, 'invalid-value');
+    assert.equal(error.path, 'availability.webGpu.limits.maxBufferSize');
+  }
+});
+
+test('probe() and detect() with a WebGPU polyfill in Node answer no-navigator within timeoutMs', async () => {
+  const had = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+  for (const gpu of [{}, { requestAdapter: async () => null }]) {
+    Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true, writable: true });
+    try {
+      const report = await api.probe({ timeoutMs: 500 });
+      assert.equal(report.available, false);
+      assert.equal(report.reason, 'no-navigator');
+      assert.match(report.message, /polyfill/);
+      const resolution = await api.detect({ timeoutMs: 500 });
+      assert.equal(resolution.probe.reason, 'no-navigator');
+      assert.ok(!resolution.effective.features.includes('webGpu'));
+    } finally {
+      if (had) Object.defineProperty(globalThis, 'navigator', had);
+      else delete globalThis.navigator;
+    }
+  }
+  // The instance still answers.
+  assert.equal(api.plan({ ops: ['add'] }).ok, true);
+});
+
+test('memory exhausted inside the module ends in a clean error, and the next call answers', { timeout: 240_000 }, () => {
+  // Takes 1 MiB blocks while one output vector grows, until the allocator
+  // gives up near 4 GiB: a trap or a panic, never an out-of-bounds access.
+  let error;
+  try {
+    api.__exhaustMemoryForTesting();
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error instanceof Error, 'it ends in an error');
+  assert.doesNotMatch(String(error.message), /out of bounds/);
+  assert.equal(api.plan({ ops: ['add'] }).ok, true);
+});
+
+test('WASI: output that cannot be written is an error, never exit 0', () => {
+  const runWasmtime = (args, input, stdio) => spawnSync('wasmtime', ['run', WASI_MODULE, ...args], { input, stdio, maxBuffer: 1 << 28 });
+  const probe = spawnSync('wasmtime', ['--version']);
+  if (probe.error) return; // wasmtime is installed by scripts/setup.sh
+  // A full device.
+  const full = spawnSync('sh', ['-c', `wasmtime run '${WASI_MODULE}' presets > /dev/full`]);
+  assert.equal(full.status, 3, full.stderr.toString());
+  assert.match(full.stderr.toString(), /error \[output\] at \(top level\): cannot write the output/);
+  // A big plan (some 18 MB) is written whole, in pieces.
+  const big = JSON.stringify({ ops: Array(100_000).fill('add') });
+  const out = runWasmtime(['plan', '--limit', 'ops=100000', '--limit', 'work=200000'], big);
+  assert.equal(out.status, 0, out.stderr?.toString());
+  assert.ok(out.stdout.length > 10_000_000);
+  assert.equal(out.stdout.at(-1), 0x0a);
+});
