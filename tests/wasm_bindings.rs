@@ -148,55 +148,64 @@ fn declaration_functions_take_a_target_object_or_text() {
 #[wasm_bindgen_test]
 fn plan_of_a_plannable_request_matches_the_command() {
     let request = include_str!("vectors/requests/default-explained.json");
-    let result = api::plan(parse(request)).unwrap();
+    let result = api::plan(parse(request), JsValue::UNDEFINED).unwrap();
     assert_eq!(get(&result, "ok"), JsValue::TRUE);
     assert_eq!(stringify(&result), golden!("plan-default-explained"));
     // The same request as JSON text, through plan and planJson.
-    assert_eq!(stringify(&api::plan(JsValue::from_str(request)).unwrap()), golden!("plan-default-explained"));
-    assert_eq!(api::plan_json(request.into()).unwrap(), golden!("plan-default-explained"));
+    assert_eq!(
+        stringify(&api::plan(JsValue::from_str(request), JsValue::UNDEFINED).unwrap()),
+        golden!("plan-default-explained")
+    );
+    assert_eq!(api::plan_json(request.into(), JsValue::UNDEFINED).unwrap(), golden!("plan-default-explained"));
 }
 
 #[wasm_bindgen_test]
 fn plan_of_an_unplannable_request_returns_ok_false_not_an_error() {
     let request = include_str!("vectors/requests/unplannable.json");
-    let result = api::plan(parse(request)).expect("not plannable is data, not an exception");
+    let result = api::plan(parse(request), JsValue::UNDEFINED).expect("not plannable is data, not an exception");
     assert_eq!(get(&result, "ok"), JsValue::FALSE);
     assert!(get(&result, "kernels").is_undefined());
     assert!(Array::from(&get(&result, "attempts")).length() > 0);
     assert_eq!(stringify(&result), golden!("plan-unplannable"));
-    assert_eq!(api::plan_json(request.into()).unwrap(), golden!("plan-unplannable"));
+    assert_eq!(api::plan_json(request.into(), JsValue::UNDEFINED).unwrap(), golden!("plan-unplannable"));
 }
 
 #[wasm_bindgen_test]
 fn invalid_requests_throw_errors_with_code_path_and_expected() {
-    let error = assert_error(api::plan(parse(r#"{"ops": ["matMul"]}"#)), "unknown-variant", "ops[0]");
+    let error =
+        assert_error(api::plan(parse(r#"{"ops": ["matMul"]}"#), JsValue::UNDEFINED), "unknown-variant", "ops[0]");
     assert_eq!(expected_list(&error).len(), 68);
     let capsules = r#"{"ops": [], "capsules": [{"name": "x", "op": "matmul", "provider": "cuBLAS",
         "device": "cuda", "trustLevel": "trusted"}]}"#;
-    let error = assert_error(api::plan(parse(capsules)), "unknown-variant", "capsules[0].trustLevel");
+    let error =
+        assert_error(api::plan(parse(capsules), JsValue::UNDEFINED), "unknown-variant", "capsules[0].trustLevel");
     assert_eq!(expected_list(&error), ["verified", "checked", "fuzzed", "trustedExternal"]);
-    assert_error(api::plan(parse(r#"{"ops": [], "opz": 1}"#)), "unknown-field", "opz");
-    assert_error(api::plan(parse("{}")), "missing-field", "ops");
-    assert_error(api::plan(parse(r#"{"ops": [], "configs": []}"#)), "empty-list", "configs");
+    assert_error(api::plan(parse(r#"{"ops": [], "opz": 1}"#), JsValue::UNDEFINED), "unknown-field", "opz");
+    assert_error(api::plan(parse("{}"), JsValue::UNDEFINED), "missing-field", "ops");
+    assert_error(api::plan(parse(r#"{"ops": [], "configs": []}"#), JsValue::UNDEFINED), "empty-list", "configs");
     // Text keeps what an object cannot: a duplicate field.
-    assert_error(api::plan(JsValue::from_str(r#"{"ops": [], "ops": []}"#)), "duplicate-field", "ops");
-    let error = api::plan_json(r#"{"ops": [], "target": {"os": "MacOS"}}"#.into()).unwrap_err();
+    assert_error(
+        api::plan(JsValue::from_str(r#"{"ops": [], "ops": []}"#), JsValue::UNDEFINED),
+        "duplicate-field",
+        "ops",
+    );
+    let error = api::plan_json(r#"{"ops": [], "target": {"os": "MacOS"}}"#.into(), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(get_str(&error, "code").as_deref(), Some("unknown-variant"));
     assert_eq!(get_str(&error, "path").as_deref(), Some("target.os"));
-    let error = api::plan_json("plan please".into()).unwrap_err();
+    let error = api::plan_json("plan please".into(), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(get_str(&error, "code").as_deref(), Some("invalid-json"));
     assert_eq!(get_str(&error, "path").as_deref(), Some(""));
 }
 
 #[wasm_bindgen_test]
 fn non_json_values_throw_with_a_code() {
-    assert_error(api::plan(JsValue::UNDEFINED), "missing-field", "");
-    assert_error(api::plan(BigInt::from(1u32).into()), "wrong-type", "");
+    assert_error(api::plan(JsValue::UNDEFINED, JsValue::UNDEFINED), "missing-field", "");
+    assert_error(api::plan(BigInt::from(1u32).into(), JsValue::UNDEFINED), "wrong-type", "");
     let with_bigint = parse(r#"{"ops": []}"#);
     Reflect::set(&with_bigint, &"explain".into(), &BigInt::from(1u32).into()).unwrap();
-    assert_error(api::plan(with_bigint), "wrong-type", "explain"); // refused where it stands
+    assert_error(api::plan(with_bigint, JsValue::UNDEFINED), "wrong-type", "explain"); // refused where it stands
     let function: Function = Function::new_no_args("return 1");
-    assert_error(api::plan(function.into()), "wrong-type", "");
+    assert_error(api::plan(function.into(), JsValue::UNDEFINED), "wrong-type", "");
     assert_error(api::parse_target_js(JsValue::symbol(Some("t"))), "wrong-type", "");
     assert_error(api::linux_cuda(JsValue::from_f64(1.0)), "wrong-type", "");
     // The instance still answers.
@@ -244,6 +253,6 @@ fn thrown_errors_are_js_errors_with_a_one_line_message() {
 
 #[wasm_bindgen_test]
 fn plan_json_refuses_a_non_string_with_a_code() {
-    let error = api::plan_json(JsValue::from_f64(5.0)).unwrap_err();
+    let error = api::plan_json(JsValue::from_f64(5.0), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(Reflect::get(&error, &"code".into()).unwrap().as_string().as_deref(), Some("wrong-type"));
 }
