@@ -9,3 +9,4 @@ scripts/build.sh >/dev/null
 cargo build --release --example plan_bench --example hello 2>/dev/null
 cargo build --release --target wasm32-wasip1 --example plan_bench --example hello 2>/dev/null
 node bench/run.mjs
+node bench/hostile.mjs

@@ -66,7 +66,7 @@ impl Limits {
         name_bytes: 1 << 20,
         features: 65_536,
         limits: 65_536,
-        work: 5_000_000,
+        work: 2_000_000,
     };
 
     /// The names, as in JSON and on the command line, in order.
