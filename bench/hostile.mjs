@@ -1,7 +1,7 @@
 // Hostile shapes (issue 12): time and output size against request size, for
 // the shapes that used to grow out of proportion, from 10 KB to 1 MB.
 //
-//   node bench/hostile.mjs [binary]      (after scripts/build.sh)
+//   node bench/hostile.mjs [binary [--defaults-only]]   (after scripts/build.sh)
 //
 // Each row runs the native command (target/release/backend-targets, or the
 // binary given) on a generated request, three times, and prints the median
@@ -37,11 +37,11 @@ const SHAPES = {
     const n = Math.max(1, Math.round(bytes / 130));
     return `{"ops":[${list(n, () => '"matmul"')}],"configs":[${list(n, () => '{"device":"cuda"}')}],"capsules":[${list(n, capsule)}],"explain":false}`;
   },
-  // One capsule requiring n WebGPU features an adapter offers (all but one).
+  // One capsule requiring n WebGPU features; the adapter offers all but the last.
   'WebGPU features': (bytes) => {
     const n = Math.max(2, Math.round(bytes / 20));
     const features = list(n, (i) => `"feature-${i}"`);
-    return `{"ops":["matmul"],"config":{"device":"wasm","vjpMode":"none"},"availability":{"devices":["cpu","wasm"],"providers":["reference","torchLean","webGpu"],"webGpu":{"features":[${list(n - 1, (i) => `"feature-${i + 1}"`)}]}},"capsules":[{"name":"w","op":"matmul","provider":"webGpu","device":"wasm","trustLevel":"checked","requires":{"features":[${features}]}}]}`;
+    return `{"ops":["matmul"],"config":{"device":"wasm","vjpMode":"none"},"availability":{"devices":["cpu","wasm"],"providers":["reference","torchLean","webGpu"],"webGpu":{"features":[${list(n - 1, (i) => `"feature-${i}"`)}]}},"capsules":[{"name":"w","op":"matmul","provider":"webGpu","device":"wasm","trustLevel":"checked","requires":{"features":[${features}]}}]}`;
   },
 };
 
@@ -66,12 +66,16 @@ function run(request, args = []) {
 const size = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} MB` : `${(n / 1e3).toFixed(1)} KB`);
 console.log('| shape | request | limits raised | time (ms, median of 3) | output | output / request | status |');
 console.log('|---|---|---|---|---|---|---|');
+const only = process.env.SHAPE;
 for (const [shape, make] of Object.entries(SHAPES)) {
+  if (only && !shape.includes(only)) continue;
   for (const bytes of SIZES) {
     const request = make(bytes);
     const tries = [[]];
+    if (process.argv[3] === '--defaults-only') { /* an older binary without --limit */ } else {
     if (shape === 'WebGPU features') tries.push(['--limit', 'features=65536']);
     if (shape === 'configs × ops × capsules') tries.push(['--limit', 'configs=4096', '--limit', 'work=2000000']);
+    }
     for (const args of tries) {
       const r = run(request, args);
       const raised = args.filter((a) => a !== '--limit').join(' ') || '—';
