@@ -55,6 +55,8 @@ fn output_grows_linearly_with_ops_times_capsules() {
     assert!(large < small * 12, "{small} -> {large}");
 }
 
+// The command as a process: native only (WASI cannot spawn one).
+#[cfg(not(target_family = "wasm"))]
 mod command {
     use std::io::{Read, Write};
     use std::process::{Command, Stdio};
