@@ -226,6 +226,7 @@ fn a_backtick_in_the_offending_text_keeps_the_expected_list() {
     assert_eq!(error.expected, BackendOp::SPELLINGS);
     assert!(error.message.contains("a`b"), "{}", error.message);
     let error = parse_plan_request(r#"{"ops":[],"a`b":1}"#).unwrap_err();
-    assert_eq!((error.code, error.path.as_str()), (ErrorCode::UnknownField, "a`b"));
+    // A key that is not a plain name stands in the path as a quoted index.
+    assert_eq!((error.code, error.path.as_str()), (ErrorCode::UnknownField, r#"["a`b"]"#));
     assert_eq!(error.expected, ["ops", "config", "configs", "target", "availability", "capsules", "mode", "explain"]);
 }
