@@ -151,14 +151,11 @@ fn conflict(field: &str, other: &str) -> Error {
     Error::new(ErrorCode::ConflictingFields, field, format!("give `{other}` or `{field}`, not both"))
 }
 
-/// Fails on the first name that repeats an earlier one (by sorting: n log n).
+/// Fails on the first name that repeats an earlier one (a set: n log n; the
+/// `BTreeMap<String, u64>` the WebGPU limits already use, no sort).
 pub(crate) fn reject_repeated_names(names: &[String], path: &str) -> Result<()> {
-    // Sorted by name (stable: document order within equal names), the first
-    // repeat in document order is the smallest index that follows an equal name.
-    let mut order: Vec<usize> = (0..names.len()).collect();
-    order.sort_by(|&a, &b| names[a].cmp(&names[b]));
-    let repeat = order.windows(2).filter(|pair| names[pair[0]] == names[pair[1]]).map(|pair| pair[1]).min();
-    match repeat {
+    let mut seen = std::collections::BTreeMap::<String, u64>::new();
+    match names.iter().position(|name| seen.insert(name.clone(), 0).is_some()) {
         None => Ok(()),
         Some(index) => Err(Error::new(
             ErrorCode::DuplicateValue,

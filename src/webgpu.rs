@@ -57,7 +57,7 @@ impl WebGpuRequirements {
     /// per availability by the planner): linear in the requirements.
     pub(crate) fn first_unmet_in<'a>(
         &'a self,
-        offered: &FeatureSet<'_>,
+        offered: &FeatureSet,
         capabilities: &WebGpuCapabilities,
     ) -> Option<Unmet<'a>> {
         if let Some(feature) = self.features.iter().find(|f| !offered.contains(f)) {
@@ -87,22 +87,21 @@ pub(crate) fn check_limit_values(limits: &BTreeMap<String, u64>, path: &str) -> 
     }
 }
 
-/// Feature names, sorted for binary search: a set without a hash table's
-/// code in the module.
-pub(crate) struct FeatureSet<'a>(Vec<&'a str>);
+/// Feature names as a set. The type of the WebGPU limits, not a set of
+/// `&str` or a sorted vector: its one `BTreeMap<String, u64>` instance (and
+/// no sort) serves every set of names, which keeps the binaries smaller.
+pub(crate) struct FeatureSet(BTreeMap<String, u64>);
 
-impl FeatureSet<'_> {
+impl FeatureSet {
     pub(crate) fn contains(&self, name: &str) -> bool {
-        self.0.binary_search(&name).is_ok()
+        self.0.contains_key(name)
     }
 }
 
 impl WebGpuCapabilities {
     /// The offered features as a set.
-    pub(crate) fn feature_set(&self) -> FeatureSet<'_> {
-        let mut names: Vec<&str> = self.features.iter().map(String::as_str).collect();
-        names.sort_unstable();
-        FeatureSet(names)
+    pub(crate) fn feature_set(&self) -> FeatureSet {
+        FeatureSet(self.features.iter().map(|name| (name.clone(), 0)).collect())
     }
 }
 
