@@ -9,8 +9,18 @@ fn main() {
     cfg_aliases::cfg_aliases! {
         browser: { all(target_arch = "wasm32", target_os = "unknown") },
     }
+    // The browser build's memory stops at 2 GiB (see the allocator in
+    // src/lib.rs): far above what the request limits let a plan use, and
+    // clear of the 4 GiB edge of a 32-bit address space.
+    let target = |name| std::env::var(name).unwrap_or_default();
+    if target("CARGO_CFG_TARGET_ARCH") == "wasm32" && target("CARGO_CFG_TARGET_OS") == "unknown" {
+        println!("cargo::rustc-link-arg=--max-memory={MAX_BROWSER_MEMORY}");
+    }
     embed_schema_definitions();
 }
+
+/// The browser build's maximum memory: 2 GiB (32,768 pages of 64 KiB).
+const MAX_BROWSER_MEMORY: u64 = 2 << 30;
 
 include!("src/schema_forms.rs");
 

@@ -333,9 +333,9 @@ pub fn schema(#[wasm_bindgen(unchecked_param_type = "WebSchemaName")] name: JsVa
 }
 
 /// Test hook: fills memory as a large plan did, many blocks taken while
-/// one output vector grows, infallibly, until the allocator gives up: a
-/// clean trap (an allocation failure) or a panic (capacity overflow), never
-/// an out-of-bounds access. Not part of the API.
+/// one output vector grows, infallibly, until the allocator gives up at the
+/// module's 2 GiB cap: a clean trap (an allocation failure), never an
+/// out-of-bounds access. Not part of the API.
 #[wasm_bindgen(js_name = __exhaustMemoryForTesting)]
 pub fn exhaust_memory_for_testing() -> f64 {
     let mut blocks: Vec<Vec<u8>> = Vec::new();
