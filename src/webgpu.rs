@@ -101,7 +101,13 @@ impl FeatureSet {
 impl WebGpuCapabilities {
     /// The offered features as a set.
     pub(crate) fn feature_set(&self) -> FeatureSet {
-        FeatureSet(self.features.iter().map(|name| (name.clone(), 0)).collect())
+        // Inserted one by one: `collect` into a map sorts first, which
+        // would bring a sort into the binaries.
+        let mut set = BTreeMap::new();
+        for name in &self.features {
+            set.insert(name.clone(), 0);
+        }
+        FeatureSet(set)
     }
 }
 
