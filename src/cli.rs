@@ -229,8 +229,10 @@ fn io_words(error: &std::io::Error) -> &'static str {
 /// Runs one command without touching the process: for tests and embedding.
 /// `probe` and `plan --probe` run their checks in child processes of this
 /// process's executable (`std::env::current_exe`), which must answer
-/// `native::HELPER_COMMAND` as `main` does.
-pub fn run(args: Vec<OsString>, stdin: &mut dyn Read) -> Outcome {
+/// `native::HELPER_COMMAND` as `main` does. `stdin` is generic, not
+/// `&mut dyn Read`: a `dyn` reader brings every `Read` method of stdin (and
+/// of `File`, for `--request`) into the binaries, some 4 KB of the WASI module.
+pub fn run(args: Vec<OsString>, stdin: &mut (impl Read + ?Sized)) -> Outcome {
     match dispatch(args, stdin) {
         Ok(outcome) => outcome,
         Err(error) => Outcome::invalid(&error),
@@ -269,7 +271,7 @@ impl Output {
     }
 }
 
-fn dispatch(args: Vec<OsString>, stdin: &mut dyn Read) -> Result<Outcome, Error> {
+fn dispatch(args: Vec<OsString>, stdin: &mut (impl Read + ?Sized)) -> Result<Outcome, Error> {
     let mut parser = lexopt::Parser::from_args(args);
     let command = match parser.next().map_err(usage_error)? {
         None => return Err(usage("", "a command is required")),
@@ -393,7 +395,7 @@ impl TargetArgs {
     }
 
     /// The preset's target with its options, or the Target on stdin.
-    fn target(self, stdin: &mut dyn Read) -> Result<Target, Error> {
+    fn target(self, stdin: &mut (impl Read + ?Sized)) -> Result<Target, Error> {
         match self.source {
             None => Err(usage("preset", "a preset name is required")),
             Some(TargetSource::Stdin) => {
@@ -414,7 +416,11 @@ impl TargetArgs {
     }
 }
 
-fn preset_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read, availability: bool) -> Result<Outcome, Error> {
+fn preset_command(
+    parser: &mut lexopt::Parser,
+    stdin: &mut (impl Read + ?Sized),
+    availability: bool,
+) -> Result<Outcome, Error> {
     let mut output = Output::default();
     let mut args = TargetArgs::default();
     while let Some(arg) = parser.next().map_err(usage_error)? {
@@ -446,7 +452,7 @@ fn timeout_arg(parser: &mut lexopt::Parser) -> Result<u32, Error> {
     }
 }
 
-fn probe_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Outcome, Error> {
+fn probe_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -> Result<Outcome, Error> {
     let mut output = Output::default();
     let mut args = TargetArgs::default();
     let mut timeout_ms = NATIVE_PROBE_TIMEOUT_MS;
@@ -510,7 +516,7 @@ fn probe_target(_target: &Target, _timeout_ms: u32) -> Result<NativeResolution, 
 /// Reads at most `limit` bytes: more is `limit-exceeded`, and is never read
 /// whole first. `path` locates an I/O error (`--request`, or the top level
 /// for stdin).
-fn read_all(reader: &mut dyn Read, limit: usize, path: &str) -> Result<String, Error> {
+fn read_all(reader: &mut (impl Read + ?Sized), limit: usize, path: &str) -> Result<String, Error> {
     let mut bytes = Vec::new();
     reader
         .take(limit as u64 + 1)
@@ -526,7 +532,7 @@ fn read_all(reader: &mut dyn Read, limit: usize, path: &str) -> Result<String, E
     String::from_utf8(bytes).map_err(|_| Error::new(ErrorCode::InvalidJson, path, "input is not valid UTF-8"))
 }
 
-fn plan_command(parser: &mut lexopt::Parser, stdin: &mut dyn Read) -> Result<Outcome, Error> {
+fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -> Result<Outcome, Error> {
     let mut output = Output::default();
     let mut file: Option<OsString> = None;
     let mut probe = false;
