@@ -133,7 +133,12 @@ impl Visitor<'_> for SpellingVisitor {
     type Value = usize;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let article = if self.type_name.starts_with(['A', 'E', 'I', 'O', 'U']) { "an" } else { "a" };
+        // A byte test: a `[char]` pattern brings its searcher into the binaries.
+        let article = if matches!(self.type_name.as_bytes().first(), Some(b'A' | b'E' | b'I' | b'O' | b'U')) {
+            "an"
+        } else {
+            "a"
+        };
         write!(f, "{article} {} spelling", self.type_name)
     }
 
