@@ -15,7 +15,7 @@ use std::io::{Read, Write};
 
 use lexopt::prelude::*;
 
-use crate::error::{Error, ErrorCode};
+use crate::error::{Error, ErrorCode, joined};
 use crate::host::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
 use crate::json::{to_json, to_json_pretty};
 use crate::limits::Limits;
@@ -71,7 +71,7 @@ fn preset_help() -> String {
     let takers = |option: &str| {
         let names: Vec<&str> =
             Preset::ALL.iter().filter(|p| p.parameters().names().contains(&option)).map(|p| p.as_str()).collect();
-        names.join(", ")
+        joined(&names, ", ")
     };
     let presets: Vec<&str> = Preset::SPELLINGS.to_vec();
     format!(
@@ -86,11 +86,11 @@ Options (each only where the preset takes it):
   --arch ARCH         {} ({})
   --enable-libtorch   {}
 ",
-        presets.join(", "),
+        joined(&presets, ", "),
         takers("os"),
-        OperatingSystem::SPELLINGS.join(", "),
+        joined(OperatingSystem::SPELLINGS, ", "),
         takers("arch"),
-        Architecture::SPELLINGS.join(", "),
+        joined(Architecture::SPELLINGS, ", "),
         takers("enableLibTorch"),
     )
 }
@@ -130,7 +130,7 @@ Reasons: {}
 Exit status: 0 probed (whatever was dropped), 2 invalid input or usage, or under WASI
 (a WASI module cannot see the host's hardware).
 ",
-        crate::host::NativeReason::SPELLINGS.join(", ")
+        joined(crate::host::NativeReason::SPELLINGS, ", ")
     )
 }
 
@@ -610,7 +610,7 @@ fn parse_limit(text: &str) -> Result<(String, usize), Error> {
             "--limit",
             format!(
                 "expected NAME=N (NAME one of: {}), found {}",
-                Limits::NAMES.join(", "),
+                joined(Limits::NAMES, ", "),
                 crate::json::quoted_short(text)
             ),
         )

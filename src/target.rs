@@ -286,8 +286,11 @@ impl Preset {
             ("enableLibTorch", options.enable_lib_torch.is_some()),
         ];
         if let Some((name, _)) = given.iter().find(|(name, set)| *set && !accepted.contains(name)) {
-            let takes =
-                if accepted.is_empty() { "no options".to_string() } else { format!("only {}", accepted.join(", ")) };
+            let takes = if accepted.is_empty() {
+                "no options".to_string()
+            } else {
+                format!("only {}", crate::error::joined(accepted, ", "))
+            };
             return Err(Error::new(
                 ErrorCode::UnsupportedOption,
                 *name,

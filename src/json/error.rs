@@ -96,14 +96,18 @@ impl de::Error for Error {
     fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
         Self::new(
             ErrorCode::UnknownVariant,
-            format!("unknown spelling {}, expected one of: {}", quoted_short(variant), expected.join(", ")),
+            format!(
+                "unknown spelling {}, expected one of: {}",
+                quoted_short(variant),
+                crate::error::joined(expected, ", ")
+            ),
         )
         .expecting(expected)
     }
     fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
         Self::new(
             ErrorCode::UnknownField,
-            format!("unknown field {}, expected one of: {}", quoted_short(field), expected.join(", ")),
+            format!("unknown field {}, expected one of: {}", quoted_short(field), crate::error::joined(expected, ", ")),
         )
         .expecting(expected)
     }

@@ -280,12 +280,12 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
     } else {
         None
     };
-    let name = [&adapter.info.vendor, &adapter.info.architecture]
+    let parts: Vec<&str> = [&adapter.info.vendor, &adapter.info.architecture]
         .iter()
         .filter(|s| !s.is_empty())
         .map(|s| s.as_str())
-        .collect::<Vec<_>>()
-        .join(" ");
+        .collect();
+    let name = crate::error::joined(&parts, " ");
     let kind = if adapter.is_fallback_adapter { "fallback adapter" } else { "adapter" };
     let mut report = ProbeReport {
         available: true,
