@@ -153,7 +153,8 @@ impl Limits {
         let features_path = join_path(path, "features");
         Self::check(&features_path, "features", "features", features.len(), self.features)?;
         for (index, feature) in features.iter().enumerate() {
-            self.check_name(&format!("{features_path}[{index}]"), feature)?;
+            // The item's path is built only for a name that is too long.
+            self.check_name("", feature).map_err(|e| e.under(&format!("{features_path}[{index}]")))?;
         }
         let limits_path = join_path(path, "limits");
         Self::check(&limits_path, "limits", "limits", limits.len(), self.limits)?;

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::availability::Availability;
 use crate::capsule::{KernelCapsule, reference_capsules};
 use crate::config::ExecutionConfig;
-use crate::error::{Error, ErrorCode, Result, join_path};
+use crate::error::{Error, ErrorCode, Result};
 use crate::json::{from_json, to_json};
 use crate::limits::Limits;
 use crate::planner::{PlanMode, PlanResult, Planner};
@@ -98,14 +98,8 @@ impl PlanRequest {
         let capsules = self.capsules.as_ref().map_or(BackendOp::ALL.len(), Vec::len);
         Limits::check("capsules", "capsules", "capsules", capsules, limits.capsules)?;
         for (index, capsule) in self.capsules.iter().flatten().enumerate() {
-            let path = format!("capsules[{index}]");
-            limits.check_name(&join_path(&path, "name"), &capsule.name)?;
-            if let Some(requires) = &capsule.requires {
-                let path = join_path(&path, "requires");
-                limits.check_webgpu(&path, &requires.features, requires.limits.keys())?;
-                reject_repeated_names(&requires.features, &join_path(&path, "features"))?;
-                crate::webgpu::check_limit_values(&requires.limits, &path)?;
-            }
+            // Paths relative to the capsule: its own is built only on failure.
+            check_capsule(capsule, limits).map_err(|e| e.under(&format!("capsules[{index}]")))?;
         }
         if let Some(capabilities) = self.availability.as_ref().and_then(|a| a.web_gpu.as_ref()) {
             limits.check_webgpu("availability.webGpu", &capabilities.features, capabilities.limits.keys())?;
@@ -145,6 +139,18 @@ impl PlanRequest {
         let availability = self.availability();
         Planner::new(catalog, &availability).explain(self.explain).plan(&self.ops, &self.configs(), self.mode)
     }
+}
+
+/// Checks one capsule's names and WebGPU requirements against `limits`; the
+/// error's path is relative to the capsule (`requires.features[2]`).
+fn check_capsule(capsule: &KernelCapsule, limits: &Limits) -> Result<()> {
+    limits.check_name("name", &capsule.name)?;
+    if let Some(requires) = &capsule.requires {
+        limits.check_webgpu("requires", &requires.features, requires.limits.keys())?;
+        reject_repeated_names(&requires.features, "requires.features")?;
+        crate::webgpu::check_limit_values(&requires.limits, "requires")?;
+    }
+    Ok(())
 }
 
 fn conflict(field: &str, other: &str) -> Error {
