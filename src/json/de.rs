@@ -340,7 +340,7 @@ struct Fields<'a, 'de> {
     /// it) and, between `next_key_seed` and `next_value_seed`, its value.
     key: Cow<'de, str>,
     value: Option<Json<'de>>,
-    /// Position of the current key, and of the first key that repeats an earlier one.
+    /// Position of the next key, and of the first key that repeats an earlier one.
     index: usize,
     first_repeated: Option<usize>,
 }
@@ -355,16 +355,24 @@ impl<'a, 'de> Fields<'a, 'de> {
 // The non-generic steps of `MapAccess` live in these `#[inline(never)]`
 // methods: the derived `visit_map` of every struct inlines the generic ones.
 impl<'de> Fields<'_, 'de> {
-    /// Moves the next entry into `self.key` and `self.value`; `None` at the end.
+    /// Moves the next entry into `self.key` and `self.value`; `None` at the
+    /// end, or the error of a repeated key. That is the error serde's derive
+    /// gives a repeated struct field, so every object says it alike; checked
+    /// here, before the key is read, so that `take_value` cannot fail.
     #[inline(never)]
-    fn advance(&mut self) -> Option<&str> {
+    fn advance(&mut self) -> Result<Option<&str>, Error> {
         let Some((key, value)) = self.fields.next() else {
             self.value = None;
-            return None;
+            return Ok(None);
         };
         self.key = key;
         self.value = Some(value);
-        Some(&self.key)
+        let index = self.index;
+        self.index += 1;
+        if self.first_repeated == Some(index) {
+            return Err(Error::duplicate_key(&self.key).at(&self.key_at().render()));
+        }
+        Ok(Some(&self.key))
     }
 
     /// Locates an error of the current key (an unknown field) at the key.
@@ -378,26 +386,18 @@ impl<'de> Fields<'_, 'de> {
         Where { parent: Some(&self.at), segment: Segment::Key(&self.key) }
     }
 
-    /// Takes the current value, located at its key, or the error of a repeated key.
+    /// Takes the current value, located at its key.
     #[inline(never)]
-    fn take_value(&mut self) -> Result<StrictValue<'_, 'de>, Error> {
+    fn take_value(&mut self) -> StrictValue<'_, 'de> {
         let json = self.value.take().unwrap_or(Json::Null);
-        let index = self.index;
-        self.index += 1;
-        let at = self.key_at();
-        if self.first_repeated == Some(index) {
-            // The same error as serde's derive gives a repeated struct field
-            // (which it reports before this), so every object says it alike.
-            return Err(Error::duplicate_key(&self.key).at(&at.render()));
-        }
-        Ok(StrictValue { json, at })
+        StrictValue { json, at: self.key_at() }
     }
 }
 
 impl<'de> MapAccess<'de> for Fields<'_, 'de> {
     type Error = Error;
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
-        let Some(key) = self.advance() else { return Ok(None) };
+        let Some(key) = self.advance()? else { return Ok(None) };
         let name: StrDeserializer<'_, Error> = key.into_deserializer();
         // An unknown field is reported by the key's seed: locate it at the key.
         match seed.deserialize(name) {
@@ -406,7 +406,7 @@ impl<'de> MapAccess<'de> for Fields<'_, 'de> {
         }
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        seed.deserialize(self.take_value()?)
+        seed.deserialize(self.take_value())
     }
 }
 
