@@ -153,14 +153,15 @@ impl<'a, 'de> StrictValue<'a, 'de> {
 
     /// An optional field is either absent or a value: `null` is a wrong type,
     /// not a way to say "absent".
+    /// (By reference: returning `self` would copy it in every option's copy.)
     #[inline(never)]
-    fn reject_null(self) -> Result<Self, Error> {
+    fn reject_null(&self) -> Result<(), Error> {
         match self.json {
             Json::Null => {
                 Err(Error::new(ErrorCode::WrongType, "null is not accepted: leave the field out instead".to_string())
                     .at(&self.at.render()))
             }
-            _ => Ok(self),
+            _ => Ok(()),
         }
     }
 
@@ -230,7 +231,8 @@ impl<'de> Deserializer<'de> for StrictValue<'_, 'de> {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        visitor.visit_some(self.reject_null()?)
+        self.reject_null()?;
+        visitor.visit_some(self)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Error> {
