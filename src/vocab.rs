@@ -87,12 +87,8 @@ macro_rules! spelled_enum {
 
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let visitor = $crate::vocab::SpellingVisitor {
-                    type_name: Self::TYPE_NAME,
-                    spellings: Self::SPELLINGS,
-                    aliases: Self::ALIASES,
-                };
-                deserializer.deserialize_str(visitor).map(|index| Self::ALL[index])
+                $crate::vocab::deserialize_spelling(deserializer, Self::TYPE_NAME, Self::SPELLINGS, Self::ALIASES)
+                    .map(|index| Self::ALL[index])
             }
         }
     };
@@ -118,6 +114,18 @@ pub(crate) fn find_spelling(spellings: &[&str], aliases: &[(&str, usize)], text:
         }
     }
     None
+}
+
+/// Reads a spelling's position with a `SpellingVisitor`: one copy per
+/// deserializer, not one per vocabulary.
+#[inline(never)]
+pub(crate) fn deserialize_spelling<'de, D: de::Deserializer<'de>>(
+    deserializer: D,
+    type_name: &'static str,
+    spellings: &'static [&'static str],
+    aliases: &'static [(&'static str, usize)],
+) -> Result<usize, D::Error> {
+    deserializer.deserialize_str(SpellingVisitor { type_name, spellings, aliases })
 }
 
 /// Visitor shared by every spelled enum: a string in the table (read as its
