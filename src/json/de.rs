@@ -85,9 +85,11 @@ pub struct StrictValue<'a, 'de> {
     at: Where<'a>,
 }
 
-/// Reads a `T` from a document; the error, if any, is located.
-pub fn deserialize<T: de::DeserializeOwned>(json: Json<'_>) -> Result<T, Error> {
-    T::deserialize(StrictValue { json, at: Where::ROOT }).map_err(|e| e.at(""))
+/// Reads a `T` from a document; the error, if any, is located (at the top
+/// level if no value did) and converted, out of line, for the caller: the
+/// `T` is then moved once, not once per `Result` type.
+pub fn deserialize<T: de::DeserializeOwned>(json: Json<'_>) -> crate::error::Result<T> {
+    T::deserialize(StrictValue { json, at: Where::ROOT }).map_err(super::into_error)
 }
 
 // Each kind a visitor asks for by name (struct, seq, map, string, bool,

@@ -20,7 +20,7 @@ use crate::error::{Error, ErrorCode, Result};
 pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T> {
     // Only the typed read is generic; parsing and error conversion are
     // compiled once, not once per `T`.
-    de::deserialize(parse_document(text)?).map_err(into_error)
+    de::deserialize(parse_document(text)?)
 }
 
 /// Reads `text` into a `Json` document (no trailing text allowed).
@@ -32,9 +32,10 @@ fn parse_document(text: &str) -> Result<Json<'_>> {
         .map_err(|error| Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {error}")))
 }
 
+/// The reader's error as this crate's, at the top level if no value located it.
 #[inline(never)]
 fn into_error(error: error::Error) -> Error {
-    let error = error.into_failure();
+    let error = error.at("").into_failure();
     Error { code: error.code, path: error.path.unwrap_or_default(), message: error.message, expected: error.expected }
 }
 
