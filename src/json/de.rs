@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use serde::de::value::StrDeserializer;
+use serde::de::value::{StrDeserializer, U64Deserializer};
 use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, Unexpected, VariantAccess,
     Visitor,
@@ -244,10 +244,12 @@ impl<'de> Deserializer<'de> for StrictValue<'_, 'de> {
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
-        _fields: &'static [&'static str],
+        names: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        self.deserialize_map(visitor)
+        let at = self.at;
+        let fields = self.into_fields(&visitor)?;
+        visitor.visit_map(StructFields { fields, names }).map_err(|e| at.locate(e))
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -411,6 +413,43 @@ impl<'de> MapAccess<'de> for Fields<'_, 'de> {
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
         seed.deserialize(self.take_value())
+    }
+}
+
+/// A struct's fields: each key is looked up in the struct's field names here,
+/// once for every struct, and handed to the derived code as its index. The
+/// derived field visitors then match a number, not a string: their own
+/// string matching is never compiled (some KB of wasm). An unknown key is the
+/// error the derive's `deny_unknown_fields` gives, with the same names.
+struct StructFields<'a, 'de> {
+    fields: Fields<'a, 'de>,
+    names: &'static [&'static str],
+}
+
+impl StructFields<'_, '_> {
+    /// The next key's index among the struct's fields, `None` at the end.
+    #[inline(never)]
+    fn next_index(&mut self) -> Result<Option<u64>, Error> {
+        let Some(key) = self.fields.advance()? else { return Ok(None) };
+        match self.names.iter().position(|name| *name == key) {
+            Some(index) => Ok(Some(index as u64)),
+            None => {
+                let error = de::Error::unknown_field(&self.fields.key, self.names);
+                Err(self.fields.locate_key(error))
+            }
+        }
+    }
+}
+
+impl<'de> MapAccess<'de> for StructFields<'_, 'de> {
+    type Error = Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+        let Some(index) = self.next_index()? else { return Ok(None) };
+        let index: U64Deserializer<Error> = index.into_deserializer();
+        seed.deserialize(index).map(Some)
+    }
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        seed.deserialize(self.fields.take_value())
     }
 }
 
