@@ -20,7 +20,7 @@ use std::task::Poll;
 
 use js_sys::{Array, Promise, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
 use super::api::{js_error, json_text, target_from, to_js};
 use crate::json::{from_json, to_json};
@@ -315,14 +315,33 @@ fn probe_options(options: &JsValue) -> Result<ProbeOptions, JsValue> {
     }
 }
 
+/// What a call answers once the probe is done: the report, or the `wasm`
+/// target resolved by it.
+#[derive(Clone, Copy)]
+enum Answer {
+    Report,
+    Resolution,
+}
+
+/// `probe` and `detect` in one future type: a single state machine and a
+/// single promise adapter in the module, not one of each per export.
+async fn probe_and_answer(options: JsValue, answer: Answer) -> Result<JsValue, JsValue> {
+    let options = probe_options(&options)?;
+    let report = run_probe(&options).await;
+    let text = match answer {
+        Answer::Report => to_json(&report),
+        Answer::Resolution => to_json(&resolve_report(&Target::wasm(), &report)),
+    };
+    Ok(to_js(&text))
+}
+
 /// Probes WebGPU afresh (pages, workers; in Node or WASI it answers
 /// `no-navigator`). Rejects only for invalid options.
-#[wasm_bindgen(unchecked_return_type = "ProbeReport")]
-pub async fn probe(
+#[wasm_bindgen(unchecked_return_type = "Promise<ProbeReport>")]
+pub fn probe(
     #[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue,
-) -> Result<JsValue, JsValue> {
-    let options = probe_options(&options)?;
-    Ok(to_js(&to_json(&run_probe(&options).await)))
+) -> Promise {
+    future_to_promise(probe_and_answer(options, Answer::Report))
 }
 
 /// Decides the target's `webGpu` feature from a probe report; every other
@@ -339,11 +358,9 @@ pub fn resolve(
 }
 
 /// `probe(options)`, then `resolve(wasm(), report)`.
-#[wasm_bindgen(unchecked_return_type = "Resolution")]
-pub async fn detect(
+#[wasm_bindgen(unchecked_return_type = "Promise<Resolution>")]
+pub fn detect(
     #[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue,
-) -> Result<JsValue, JsValue> {
-    let options = probe_options(&options)?;
-    let report = run_probe(&options).await;
-    Ok(to_js(&to_json(&resolve_report(&Target::wasm(), &report))))
+) -> Promise {
+    future_to_promise(probe_and_answer(options, Answer::Resolution))
 }
