@@ -118,6 +118,7 @@ macro_rules! preset_table {
     };
 }
 #[cfg(browser)]
+#[cfg_attr(all(browser, not(feature = "planner-exports")), allow(unused_imports))]
 pub(crate) use preset_table;
 
 /// The core's expansion of `preset_table!`: the vocabulary, the data rows and

@@ -22,7 +22,7 @@ use js_sys::{Array, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
-use super::api::{js_error, json_text, target_from, to_js};
+use super::api::{js_error, json_text, to_js};
 use crate::json::{from_json, to_json};
 use crate::probe::{AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report};
 use crate::target::Target;
@@ -338,29 +338,26 @@ async fn probe_and_answer(options: JsValue, answer: Answer) -> Result<JsValue, J
 /// Probes WebGPU afresh (pages, workers; in Node or WASI it answers
 /// `no-navigator`). Rejects only for invalid options.
 #[wasm_bindgen(unchecked_return_type = "Promise<ProbeReport>")]
-pub fn probe(
-    #[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue,
-) -> Promise {
+pub fn probe(#[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue) -> Promise {
     future_to_promise(probe_and_answer(options, Answer::Report))
 }
 
 /// Decides the target's `webGpu` feature from a probe report; every other
 /// feature stays as declared.
+#[cfg(feature = "planner-exports")]
 #[wasm_bindgen(unchecked_return_type = "Resolution")]
 pub fn resolve(
     #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,
     #[wasm_bindgen(unchecked_param_type = "ProbeReport")] report: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let target = target_from(&target).map_err(js_error)?;
-    let report = super::api::required(&report, "a probe report").map_err(js_error)?;
+    let target = super::planning::target_from(&target).map_err(js_error)?;
+    let report = super::planning::required(&report, "a probe report").map_err(js_error)?;
     let report: ProbeReport = from_json(&report).map_err(|e| js_error(e.under("report")))?;
     Ok(to_js(&to_json(&resolve_report(&target, &report))))
 }
 
 /// `probe(options)`, then `resolve(wasm(), report)`.
 #[wasm_bindgen(unchecked_return_type = "Promise<Resolution>")]
-pub fn detect(
-    #[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue,
-) -> Promise {
+pub fn detect(#[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue) -> Promise {
     future_to_promise(probe_and_answer(options, Answer::Resolution))
 }
