@@ -9,6 +9,7 @@ import init from './backend_targets.js';
 // The probe's JS half: scripts/build.sh points this at wasm-bindgen's copy
 // (snippets/<crate-hash>/src/wasm/probe.js), the very module the glue uses.
 import { requestEarly } from './probe.js';
+import { compileEarly } from './early.js';
 
 export * from './backend_targets.js';
 export { wasmPreset as wasm } from './backend_targets.js';
@@ -16,27 +17,12 @@ export { wasmPreset as wasm } from './backend_targets.js';
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./backend_targets_bg.wasm', import.meta.url);
 
-/** The module compiling since evaluation (or its bytes, for a server that
- *  does not send `application/wasm`); undefined off http(s), as in Node. */
-let early = /^https?:$/.test(url.protocol) && typeof fetch === 'function' ? start() : undefined;
+let early = compileEarly(url);
 
 // The first probe's adapter request, started now too (in a page or worker
 // with WebGPU): the first detect() or probe() with default options takes its
 // answer instead of asking again after init().
 requestEarly();
-
-function start() {
-  const response = fetch(url);
-  if (typeof WebAssembly.compileStreaming !== 'function') return response;
-  const compiled = WebAssembly.compileStreaming(response).catch(async (error) => {
-    const answer = await response;
-    // compileStreaming checks the MIME type before it reads the body.
-    if (answer.ok && !answer.bodyUsed) return answer.arrayBuffer();
-    throw error;
-  });
-  compiled.catch(() => {}); // reported by init(), if it is called
-  return compiled;
-}
 
 /** wasm-bindgen's init; without an argument, it uses the module fetched at evaluation. */
 export default function initEntry(moduleOrPath) {

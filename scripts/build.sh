@@ -41,31 +41,54 @@ std_at_speed=()
 for crate in core alloc std compiler_builtins; do
   std_at_speed+=(--config "profile.release.package.$crate.opt-level=3")
 done
-RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none" \
-  cargo build --release --lib --target wasm32-unknown-unknown --target-dir target/npm \
-  -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size "${std_at_speed[@]}"
-rm -rf target/pkg-raw pkg
-wasm-bindgen --target web --out-dir target/pkg-raw target/npm/wasm32-unknown-unknown/release/backend_targets.wasm
+# Builds the browser module with cargo arguments "$@", into target/$raw
+# (wasm-bindgen's output) and pkg/$wasm (after wasm-opt).
+browser_module() {
+  local raw=$1 wasm=$2
+  shift 2
+  RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none" \
+    cargo build --release --lib --target wasm32-unknown-unknown --target-dir target/npm \
+    -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size "${std_at_speed[@]}" "$@"
+  rm -rf "target/$raw"
+  wasm-bindgen --target web --out-dir "target/$raw" target/npm/wasm32-unknown-unknown/release/backend_targets.wasm
+  # The same layout as the WASI module: the stack sits below the data, so the
+  # first KiB is never addressed (--low-memory-unused).
+  "$WASM_OPT" -Oz --converge --low-memory-unused --strip-producers --strip-target-features \
+    --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+    --enable-reference-types --enable-multivalue \
+    "target/$raw/backend_targets_bg.wasm" -o "pkg/$wasm"
+}
+# Bundles pkg-template/$1 (rolldown, minified) with wasm-bindgen's glue in
+# target/$2 and the JS halves of the boundary and of the probe (src/wasm/*.js,
+# wasm-bindgen's snippets) into pkg/$1, so that a page waits on one JS request,
+# not three in a row, before the .wasm request it starts.
+bundle_entry() {
+  local entry=$1 raw=$2 probe_js
+  probe_js=$(cd "target/$raw" && ls snippets/*/src/wasm/probe.js)
+  sed "s|from './probe.js'|from './$probe_js'|" "pkg-template/$entry" >"target/$raw/entry.js"
+  cp pkg-template/early.js "target/$raw/"
+  tests/js/node_modules/.bin/rolldown "target/$raw/entry.js" --format esm --platform browser --minify \
+    --postBanner "// backend-targets: pkg-template/$entry, wasm-bindgen glue and JS halves in one module (bundled by scripts/build.sh)." \
+    --file "pkg/$entry" >/dev/null
+}
+rm -rf pkg
 mkdir -p pkg
-# The same layout as the WASI module: the stack sits below the data, so the
-# first KiB is never addressed (--low-memory-unused).
-"$WASM_OPT" -Oz --converge --low-memory-unused --strip-producers --strip-target-features \
-  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
-  --enable-reference-types --enable-multivalue \
-  target/pkg-raw/backend_targets_bg.wasm -o pkg/backend_targets_bg.wasm
+# The whole API: pkg/index.js over pkg/backend_targets_bg.wasm.
+browser_module pkg-raw backend_targets_bg.wasm
 cp target/pkg-raw/backend_targets.d.ts target/pkg-raw/backend_targets_bg.wasm.d.ts pkg/
-# The browser entry is one module: pkg-template/index.js bundled (rolldown,
-# minified) with wasm-bindgen's glue and the JS halves of the boundary and of
-# the probe (src/wasm/*.js, wasm-bindgen's snippets), so that a page waits on one
-# JS request, not three in a row, before the .wasm request it starts.
-probe_js=$(cd target/pkg-raw && ls snippets/*/src/wasm/probe.js)
-sed "s|from './probe.js'|from './$probe_js'|" pkg-template/index.js >target/pkg-raw/entry.js
-tests/js/node_modules/.bin/rolldown target/pkg-raw/entry.js --format esm --platform browser --minify \
-  --postBanner '// backend-targets: the browser and bundler entry, wasm-bindgen glue and JS halves in one module (pkg-template/index.js, bundled by scripts/build.sh).' \
-  --file pkg/index.js >/dev/null
-cp pkg-template/package.json pkg-template/index.d.ts pkg-template/node.js pkg-template/README.md pkg-template/LICENSE pkg/
+bundle_entry index.js pkg-raw
+# `backend-targets/detect`: probe and detect only, pkg/detect.js over
+# pkg/detect_bg.wasm (whose name the glue's own default URL is given too).
+browser_module pkg-detect-raw detect_bg.wasm --no-default-features
+sed -i "s|'backend_targets_bg.wasm'|'detect_bg.wasm'|" target/pkg-detect-raw/backend_targets.js
+bundle_entry detect.js pkg-detect-raw
+cp pkg-template/package.json pkg-template/index.d.ts pkg-template/node.js pkg-template/detect.d.ts pkg-template/detect-node.js \
+  pkg-template/README.md pkg-template/LICENSE pkg/
 tarball=$(cd pkg && npm pack --silent --pack-destination ../dist)
 printf 'pkg/backend_targets_bg.wasm: %s bytes, %s gzipped; pkg/index.js: %s bytes, %s gzipped; dist/%s: %s bytes\n' \
   "$(wc -c <pkg/backend_targets_bg.wasm)" "$(gzip -9c pkg/backend_targets_bg.wasm | wc -c)" \
   "$(wc -c <pkg/index.js)" "$(gzip -9c pkg/index.js | wc -c)" \
   "$tarball" "$(wc -c <"dist/$tarball")"
+printf 'pkg/detect_bg.wasm: %s bytes, %s gzipped; pkg/detect.js: %s bytes, %s gzipped\n' \
+  "$(wc -c <pkg/detect_bg.wasm)" "$(gzip -9c pkg/detect_bg.wasm | wc -c)" \
+  "$(wc -c <pkg/detect.js)" "$(gzip -9c pkg/detect.js | wc -c)"

@@ -400,3 +400,34 @@ test('Chromium: evaluating pkg/index.js asks for an adapter at once; the first d
     assert.deepEqual(counts, { afterImport: 1, afterFirst: 1, afterSecond: 2, reasons: ['adapter-available', 'adapter-available'], same: true });
   });
 });
+
+test('Chromium: pkg/detect.js (backend-targets/detect) loads only its own module and answers as pkg/index.js does, with and without an adapter', async (t) => {
+  for (const [flags, reason] of [[['--enable-unsafe-webgpu'], 'adapter-available'], [[], 'no-adapter']]) {
+    await t.test(reason, async () => {
+      await withChromium(flags, async (context) => {
+        const page = context.pages()[0] ?? (await context.newPage());
+        const requested = [];
+        page.on('request', (request) => requested.push(new URL(request.url()).pathname));
+        await page.goto(`${server.origin}/pkg/README.md`);
+        // No init call: detect() instantiates the module fetched at evaluation.
+        const small = await page.evaluate(async () => {
+          const m = await import('/pkg/detect.js');
+          return { first: await m.detect(), second: await m.detect(), report: await m.probe() };
+        });
+        assert.deepEqual(requested, ['/pkg/README.md', '/pkg/detect.js', '/pkg/detect_bg.wasm'],
+          'one JS request and the detect-only module, fetched once');
+        const full = await page.evaluate(async () => {
+          const m = await import('/pkg/index.js');
+          await m.default();
+          return { first: await m.detect(), report: await m.probe() };
+        });
+        assert.equal(small.first.probe.reason, reason);
+        assert.deepEqual(withoutTiming(small.first), withoutTiming(full.first), 'the same resolution as the full package');
+        assert.deepEqual(withoutTiming(small.second), withoutTiming(full.first));
+        delete small.report.elapsedMs;
+        delete full.report.elapsedMs;
+        assert.deepEqual(small.report, full.report, 'the same probe report');
+      });
+    });
+  }
+});

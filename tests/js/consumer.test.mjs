@@ -100,6 +100,8 @@ console.log(JSON.stringify(out));
       write('good.ts', `
 import { declaredAvailability, linuxCpu, linuxCuda, linuxRocm, plan, planJson, presets, wasm } from 'backend-targets';
 import type { BackendTargetsError, Device, ErrorCode, NamedPreset, PlanRequest, PlanResult, Target } from 'backend-targets';
+import { detect as detectOnly } from 'backend-targets/detect';
+import type { Resolution } from 'backend-targets/detect';
 
 const all: NamedPreset[] = presets();
 const target: Required<Target> = linuxCuda({ enableLibTorch: true });
@@ -129,6 +131,8 @@ try {
   const expected: string[] | undefined = err.expected;
   if (code === 'unknown-variant') console.log(where, expected, err.message);
 }
+const decided: Promise<Resolution> = detectOnly({ timeoutMs: 500 });
+decided.then((r) => console.log(r.availability.providers, r.probe.reason));
 // The types reject what the functions reject (an unused @ts-expect-error is itself an error).
 // @ts-expect-error linuxRocm takes no options
 linuxRocm({ arch: 'x86_64' });
@@ -204,5 +208,22 @@ init().then(() => {
     assert.ok(chunk.includes(wasmAssets[0]), 'the bundle locates the hashed .wasm asset');
     assert.ok(!/node:fs|readFileSync/.test(chunk), 'the browser build does not pull in the Node entry');
     assert.match(readFileSync(join(dir, 'dist', 'index.html'), 'utf8'), new RegExp(`assets/${chunks[0]}`));
+  });
+
+  test('Vite builds a page importing backend-targets/detect: only the detect-only .wasm is emitted', () => {
+    write('main.js', `import { detect } from 'backend-targets/detect';
+
+detect().then((resolution) => {
+  document.getElementById('out').textContent = JSON.stringify(resolution.availability);
+});
+`);
+    const r = run(process.execPath, [VITE, 'build', '--logLevel', 'info']);
+    assert.equal(r.status, 0, `vite build failed:\n${r.output}`);
+    assert.doesNotMatch(r.output, /warn|\(!\)|deprecat|error/i, `vite printed a warning:\n${r.output}`);
+    const assets = readdirSync(join(dir, 'dist', 'assets'));
+    const wasmAssets = assets.filter((f) => f.endsWith('.wasm'));
+    assert.equal(wasmAssets.length, 1, `assets: ${assets}`);
+    const shipped = readFileSync(join(dir, 'node_modules', 'backend-targets', 'detect_bg.wasm'));
+    assert.ok(readFileSync(join(dir, 'dist', 'assets', wasmAssets[0])).equals(shipped), 'the asset is the detect-only .wasm');
   });
 });

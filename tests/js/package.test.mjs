@@ -36,4 +36,15 @@ test('the package.json exports map sends Node to node.js and everything else to 
   }
 });
 
+test('backend-targets/detect: Node gets detect-node.js, which answers as the full package', async () => {
+  const manifest = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
+  assert.deepEqual(manifest.exports['./detect'], { types: './detect.d.ts', node: './detect-node.js', default: './detect.js' });
+  const detectEntry = await import(pathToFileURL(join(PKG, 'detect-node.js')).href);
+  assert.equal(detectEntry.detect, api.detect, 'the full package answers in Node (no WebGPU to probe)');
+  await detectEntry.default();
+  const resolution = await detectEntry.detect();
+  assert.equal(resolution.probe.reason, 'no-navigator');
+  assert.deepEqual(resolution.effective.features, []);
+});
+
 defineApiSuite('node entry (pkg/node.js)', () => api, { wasmExport: 'wasm' });

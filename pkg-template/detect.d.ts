@@ -1,0 +1,16 @@
+// Types of the detect-only entry (`backend-targets/detect`): the full
+// package's `probe` and `detect`, over a smaller module.
+import type { ProbeOptions, ProbeReport, Resolution, InitInput } from './index.js';
+
+export type { ProbeOptions, ProbeReport, Resolution } from './index.js';
+
+/** Instantiates the module once (`detect` and `probe` call it themselves);
+ *  a URL, `Response`, `WebAssembly.Module` or bytes given before the first
+ *  call replaces the module fetched at evaluation. */
+export default function initDetect(moduleOrPath?: InitInput | Promise<InitInput>): Promise<unknown>;
+
+/** `probe(options)`, then the `wasm` target resolved by its report. */
+export function detect(options?: Partial<ProbeOptions>): Promise<Resolution>;
+
+/** Probes WebGPU afresh; in Node it answers `no-navigator`. */
+export function probe(options?: Partial<ProbeOptions>): Promise<ProbeReport>;

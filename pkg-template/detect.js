@@ -1,0 +1,44 @@
+// The detect-only entry (`backend-targets/detect`), for a page that must decide
+// where its model runs before it loads anything else. scripts/build.sh bundles
+// it, as index.js, with wasm-bindgen's glue and the probe's JS half, over a
+// module built without the planner's exports (feature `planner-exports` off):
+// `probe` and `detect` only, the same code as the full package's, in about
+// 60 % of its bytes. Evaluating it starts fetching and compiling that module
+// and the first adapter request; no init call is needed.
+import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
+// scripts/build.sh points this at wasm-bindgen's copy, as for index.js.
+import { requestEarly } from './probe.js';
+import { compileEarly } from './early.js';
+
+// Written out for bundlers, which copy the asset and rewrite this URL.
+const url = new URL('./detect_bg.wasm', import.meta.url);
+
+let early = compileEarly(url);
+requestEarly();
+
+let ready;
+
+/** Instantiates the module (once): the one compiling since evaluation, or
+ *  `moduleOrPath` (a URL, a `Response`, a `WebAssembly.Module`, bytes) given
+ *  before the first call. `detect` and `probe` call it themselves. */
+export default function initDetect(moduleOrPath) {
+  if (ready === undefined) {
+    const module_or_path = moduleOrPath ?? early ?? url;
+    early = undefined;
+    ready = init({ module_or_path });
+  }
+  return ready;
+}
+
+/** Probes WebGPU, then answers the `wasm` target resolved by the probe: the
+ *  full package's `detect`. */
+export async function detect(options) {
+  await initDetect();
+  return detectNow(options);
+}
+
+/** Probes WebGPU afresh: the full package's `probe`. */
+export async function probe(options) {
+  await initDetect();
+  return probeNow(options);
+}
