@@ -12,6 +12,9 @@
 //               await init(); await detect()
 //   preloaded   the same, with the package README's <link rel="modulepreload">
 //               and <link rel="preload"> lines in the <head>
+//   detect      the detect-only entry: import { detect } from
+//               '/pkg/detect.js'; await detect()  (no init call)
+//   detect-preloaded  the same, with its two README lines in the <head>
 // Every sample is a fresh browser context (empty HTTP and code caches); the
 // variants take turns in a rotated order, so drift falls on all alike. Two
 // browsers: with --enable-unsafe-webgpu (SwiftShader answers) and with default
@@ -47,12 +50,21 @@ await init();
 const resolution = await detect();
 ${decide("resolution.changes[0].action === 'kept' ? 'webgpu' : 'wasm'")}
 </script>`;
+const DETECT_PRELOAD = `<link rel="modulepreload" href="/pkg/detect.js">
+<link rel="preload" href="/pkg/detect_bg.wasm" as="fetch" type="application/wasm" crossorigin>`;
+const detectScript = `<script type="module">
+import { detect } from '/pkg/detect.js';
+const resolution = await detect();
+${decide("resolution.changes[0].action === 'kept' ? 'webgpu' : 'wasm'")}
+</script>`;
 const page = (head, body = '') => `<!doctype html><html><head><meta charset="utf-8"><title>cold</title>${head}</head><body>${body}</body></html>`;
 
 export const VARIANTS = {
   reference: page('<script type="module" src="/bench/cold/ref.js"></script>'),
   package: page(packageScript('/pkg/index.js')),
   preloaded: page(PRELOAD + packageScript('/pkg/index.js')),
+  detect: page(detectScript),
+  'detect-preloaded': page(DETECT_PRELOAD + detectScript),
   ...Object.fromEntries(ALSO.map(([name, path]) => [name, page(packageScript(`${path}index.js`))])),
 };
 const REF_JS = `// The reference: one plain same-origin module that only asks for an adapter.
@@ -68,7 +80,7 @@ async function serveCompressed() {
   const cache = new Map();
   const body = (path) => {
     if (path === '/bench/cold/ref.js') return { type: TYPES['.js'], raw: Buffer.from(REF_JS) };
-    const name = path.match(/^\/bench\/cold\/(\w+)\.html$/)?.[1];
+    const name = path.match(/^\/bench\/cold\/([\w-]+)\.html$/)?.[1];
     if (name && VARIANTS[name]) return { type: TYPES['.html'], raw: Buffer.from(VARIANTS[name]) };
     const file = normalize(join(ROOT, path));
     if (!file.startsWith(ROOT + sep) || !statSync(file, { throwIfNoEntry: false })?.isFile()) return null;
