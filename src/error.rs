@@ -129,5 +129,36 @@ pub(crate) fn reject_repeats<T: PartialEq + std::fmt::Display>(values: &[T], pat
     Ok(())
 }
 
+/// The positions of `names` in name order (equal names by position). Every
+/// sort of names in the crate goes through this one function, so that the
+/// binaries link a single sort.
+pub(crate) fn sorted_order(names: &[&str]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_unstable_by(|&a, &b| names[a].cmp(names[b]).then(a.cmp(&b)));
+    order
+}
+
+/// The index of the first name, in order, that repeats an earlier one. For
+/// lists too long for a pairwise test: n log n, by `sorted_order` (the
+/// earliest repeat is the least position that follows an equal name there).
+pub(crate) fn first_repeat<'a>(names: impl Iterator<Item = &'a str>) -> Option<usize> {
+    let names: Vec<&str> = names.collect();
+    let order = sorted_order(&names);
+    order.windows(2).filter(|pair| names[pair[0]] == names[pair[1]]).map(|pair| pair[1]).min()
+}
+
 /// The crate's `Result`: an `Error` on failure.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_repeat_is_the_earliest_position_that_repeats_an_earlier_name() {
+        assert_eq!(first_repeat(["a", "b", "c"].into_iter()), None);
+        assert_eq!(first_repeat(["b", "a", "b", "a"].into_iter()), Some(2));
+        assert_eq!(first_repeat(["x", "y", "y", "x"].into_iter()), Some(2));
+        assert_eq!(sorted_order(&["b", "a", "b"]), [1, 0, 2]);
+    }
+}

@@ -212,7 +212,7 @@ pub fn rejection(
 }
 
 /// The probed WebGPU capabilities with their features as a set.
-type Offered<'s, 'a> = Option<(&'s FeatureSet, &'a WebGpuCapabilities)>;
+type Offered<'s, 'a> = Option<(&'s FeatureSet<'a>, &'a WebGpuCapabilities)>;
 
 /// Step 1: whether the availability admits the capsule (device, provider,
 /// probed WebGPU requirements). The same under every config.
@@ -328,7 +328,7 @@ pub struct Planner<'a> {
     /// Step 1 for each capsule: the availability's verdict.
     admitted: Vec<Option<RejectionReason>>,
     /// The probed WebGPU features as a set.
-    offered: Option<FeatureSet>,
+    offered: Option<FeatureSet<'a>>,
     explain: bool,
 }
 

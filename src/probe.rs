@@ -5,14 +5,12 @@
 //! (`native`) answers with a `host::NativeResolution` of its own, leaving this
 //! browser shape as it was.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::availability::Availability;
 use crate::target::Target;
 use crate::vocab::{BuildFeature, spelled_enum};
-use crate::webgpu::WebGpuCapabilities;
+use crate::webgpu::{LimitMap, WebGpuCapabilities};
 
 spelled_enum! {
     /// Why a probe ended as it did: one stable code per outcome.
@@ -114,7 +112,7 @@ pub struct AdapterReport {
     pub features: Vec<String>,
     /// Limits by WebGPU name.
     #[cfg_attr(browser, tsify(type = "Record<string, number>"))]
-    pub limits: BTreeMap<String, u64>,
+    pub limits: LimitMap,
 }
 
 impl AdapterReport {

@@ -157,11 +157,10 @@ fn conflict(field: &str, other: &str) -> Error {
     Error::new(ErrorCode::ConflictingFields, field, format!("give `{other}` or `{field}`, not both"))
 }
 
-/// Fails on the first name that repeats an earlier one (a set: n log n; the
-/// `BTreeMap<String, u64>` the WebGPU limits already use, no sort).
+/// Fails on the first name that repeats an earlier one (n log n: the lists
+/// may hold thousands of names).
 pub(crate) fn reject_repeated_names(names: &[String], path: &str) -> Result<()> {
-    let mut seen = std::collections::BTreeMap::<String, u64>::new();
-    match names.iter().position(|name| seen.insert(name.clone(), 0).is_some()) {
+    match crate::error::first_repeat(names.iter().map(String::as_str)) {
         None => Ok(()),
         Some(index) => Err(Error::new(
             ErrorCode::DuplicateValue,

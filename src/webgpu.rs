@@ -3,9 +3,11 @@
 //! fills `WebGpuCapabilities`, the availability carries them, the planner
 //! checks `WebGpuRequirements` against them.
 
-use std::collections::BTreeMap;
+use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// What an adapter offers, in WebGPU spelling.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,7 +19,7 @@ pub struct WebGpuCapabilities {
     pub features: Vec<String>,
     /// Limits by name (e.g. `maxStorageBufferBindingSize`).
     #[cfg_attr(browser, tsify(type = "Record<string, number>"))]
-    pub limits: BTreeMap<String, u64>,
+    pub limits: LimitMap,
 }
 
 /// What a capsule needs from the WebGPU adapter. Limits named `min…` (the
@@ -34,7 +36,7 @@ pub struct WebGpuRequirements {
     #[cfg_attr(browser, tsify(optional))]
     pub features: Vec<String>,
     #[cfg_attr(browser, tsify(optional, type = "Record<string, number>"))]
-    pub limits: BTreeMap<String, u64>,
+    pub limits: LimitMap,
 }
 
 /// The first requirement an adapter does not meet.
@@ -57,14 +59,14 @@ impl WebGpuRequirements {
     /// per availability by the planner): linear in the requirements.
     pub(crate) fn first_unmet_in<'a>(
         &'a self,
-        offered: &FeatureSet,
+        offered: &FeatureSet<'_>,
         capabilities: &WebGpuCapabilities,
     ) -> Option<Unmet<'a>> {
         if let Some(feature) = self.features.iter().find(|f| !offered.contains(f)) {
             return Some(Unmet::Feature(feature));
         }
-        self.limits.iter().find_map(|(name, &needed)| {
-            let offered = capabilities.limits.get(name).copied();
+        self.limits.iter().find_map(|(name, needed)| {
+            let offered = capabilities.limits.get(name);
             let met = offered.is_some_and(|value| LimitBound::of(name).is_met(value, needed));
             (!met).then_some(Unmet::Limit { name, needed, offered })
         })
@@ -76,8 +78,8 @@ impl WebGpuRequirements {
 pub const MAX_LIMIT_VALUE: u64 = (1 << 53) - 1;
 
 /// Refuses a limit value above `MAX_LIMIT_VALUE`, at `path.limits.NAME`.
-pub(crate) fn check_limit_values(limits: &BTreeMap<String, u64>, path: &str) -> crate::error::Result<()> {
-    match limits.iter().find(|(_, value)| **value > MAX_LIMIT_VALUE) {
+pub(crate) fn check_limit_values(limits: &LimitMap, path: &str) -> crate::error::Result<()> {
+    match limits.iter().find(|(_, value)| *value > MAX_LIMIT_VALUE) {
         None => Ok(()),
         Some((name, value)) => Err(crate::error::Error::new(
             crate::error::ErrorCode::InvalidValue,
@@ -87,27 +89,130 @@ pub(crate) fn check_limit_values(limits: &BTreeMap<String, u64>, path: &str) -> 
     }
 }
 
-/// Feature names as a set. The type of the WebGPU limits, not a set of
-/// `&str` or a sorted vector: its one `BTreeMap<String, u64>` instance (and
-/// no sort) serves every set of names, which keeps the binaries smaller.
-pub(crate) struct FeatureSet(BTreeMap<String, u64>);
+/// WebGPU limits by name, in name order: a JSON object of whole numbers.
+/// A sorted vector, not a `BTreeMap`: a map's tree code was the largest
+/// generic piece left in the browser module (1.7 KB of it gzipped), and these
+/// maps are built once, then only read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LimitMap(Vec<(String, u64)>);
 
-impl FeatureSet {
+impl LimitMap {
+    /// The limit called `name`.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        let index = self.0.binary_search_by(|(key, _)| key.as_str().cmp(name)).ok()?;
+        Some(self.0[index].1)
+    }
+
+    /// The limits, in name order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, u64)> {
+        self.0.iter().map(|(name, value)| (name.as_str(), *value))
+    }
+
+    /// The names, in order.
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &String> {
+        self.0.iter().map(|(name, _)| name)
+    }
+
+    /// How many limits there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromIterator<(String, u64)> for LimitMap {
+    /// Sorted by name; of two equal names, the later value is kept (as a map's `insert` would).
+    fn from_iter<I: IntoIterator<Item = (String, u64)>>(pairs: I) -> Self {
+        let pairs: Vec<(String, u64)> = pairs.into_iter().collect();
+        let names: Vec<&str> = pairs.iter().map(|(name, _)| name.as_str()).collect();
+        let mut sorted: Vec<(String, u64)> = Vec::with_capacity(pairs.len());
+        for index in crate::error::sorted_order(&names) {
+            let (name, value) = &pairs[index];
+            match sorted.last_mut() {
+                // Equal names come in order of position: the later replaces.
+                Some(last) if last.0 == *name => last.1 = *value,
+                _ => sorted.push((name.clone(), *value)),
+            }
+        }
+        LimitMap(sorted)
+    }
+}
+
+impl<const N: usize> From<[(String, u64); N]> for LimitMap {
+    fn from(pairs: [(String, u64); N]) -> Self {
+        pairs.into_iter().collect()
+    }
+}
+
+impl Serialize for LimitMap {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for LimitMap {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct LimitMapVisitor;
+        impl<'de> Visitor<'de> for LimitMapVisitor {
+            type Value = LimitMap;
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("a map")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LimitMap, A::Error> {
+                let mut pairs = Vec::new();
+                while let Some(pair) = map.next_entry::<String, u64>()? {
+                    pairs.push(pair);
+                }
+                Ok(pairs.into_iter().collect())
+            }
+        }
+        deserializer.deserialize_map(LimitMapVisitor)
+    }
+}
+
+/// The schema of a `BTreeMap<String, u64>`, which is what the JSON is.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for LimitMap {
+    fn inline_schema() -> bool {
+        <std::collections::BTreeMap<String, u64> as schemars::JsonSchema>::inline_schema()
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        <std::collections::BTreeMap<String, u64> as schemars::JsonSchema>::schema_name()
+    }
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        <std::collections::BTreeMap<String, u64> as schemars::JsonSchema>::schema_id()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <std::collections::BTreeMap<String, u64> as schemars::JsonSchema>::json_schema(generator)
+    }
+}
+
+/// Feature names as a set: their name order, searched by bisection.
+pub(crate) struct FeatureSet<'a> {
+    names: Vec<&'a str>,
+    order: Vec<usize>,
+}
+
+impl FeatureSet<'_> {
     pub(crate) fn contains(&self, name: &str) -> bool {
-        self.0.contains_key(name)
+        self.order.binary_search_by(|&index| self.names[index].cmp(name)).is_ok()
     }
 }
 
 impl WebGpuCapabilities {
     /// The offered features as a set.
-    pub(crate) fn feature_set(&self) -> FeatureSet {
-        // Inserted one by one: `collect` into a map sorts first, which
-        // would bring a sort into the binaries.
-        let mut set = BTreeMap::new();
-        for name in &self.features {
-            set.insert(name.clone(), 0);
-        }
-        FeatureSet(set)
+    pub(crate) fn feature_set(&self) -> FeatureSet<'_> {
+        let names: Vec<&str> = self.features.iter().map(String::as_str).collect();
+        let order = crate::error::sorted_order(&names);
+        FeatureSet { names, order }
     }
 }
 
@@ -143,5 +248,31 @@ impl LimitBound {
             Self::AtLeast => "at least",
             Self::AtMost => "at most",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_limit_map_is_in_name_order_and_keeps_the_later_of_two_equal_names() {
+        let map: LimitMap = [("b".to_string(), 1), ("a".to_string(), 2), ("b".to_string(), 3)].into();
+        assert_eq!(map.iter().collect::<Vec<_>>(), [("a", 2), ("b", 3)]);
+        assert_eq!((map.get("b"), map.get("c"), map.len()), (Some(3), None, 2));
+        assert_eq!(serde_json::to_string(&map).unwrap(), r#"{"a":2,"b":3}"#);
+        let read: LimitMap = serde_json::from_str(r#"{"z":1,"m":2}"#).unwrap();
+        assert_eq!(read.keys().collect::<Vec<_>>(), ["m", "z"]);
+    }
+
+    #[test]
+    fn a_feature_set_answers_membership_whatever_the_order_given() {
+        let caps = WebGpuCapabilities {
+            features: ["timestamp-query", "shader-f16", "bgra8unorm-storage"].map(String::from).to_vec(),
+            limits: LimitMap::default(),
+        };
+        let set = caps.feature_set();
+        assert!(["timestamp-query", "shader-f16", "bgra8unorm-storage"].iter().all(|name| set.contains(name)));
+        assert!(!set.contains("subgroups") && !set.contains(""));
     }
 }

@@ -8,7 +8,6 @@
 //! each error says where it is.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use serde::de::value::{StrDeserializer, U64Deserializer};
 use serde::de::{
@@ -18,7 +17,7 @@ use serde::de::{
 
 use super::document::Json;
 use super::error::Error;
-use crate::error::{ErrorCode, join_path};
+use crate::error::{ErrorCode, first_repeat, join_path};
 
 /// Where a value stands: its container's place and its own key or index, a
 /// chain up to the root through the readers on the stack. Only an error
@@ -72,10 +71,7 @@ fn first_repeated(fields: &[(Cow<'_, str>, Json<'_>)]) -> Option<usize> {
     if fields.len() <= 16 {
         return (1..fields.len()).find(|&i| fields[..i].iter().any(|(k, _)| *k == fields[i].0));
     }
-    // The type of the WebGPU limits, not a set of `&str`: its one
-    // `BTreeMap<String, u64>` instance serves both (some 4 KB less wasm).
-    let mut seen: BTreeMap<String, u64> = BTreeMap::new();
-    fields.iter().position(|(key, _)| seen.insert(key.to_string(), 0).is_some())
+    first_repeat(fields.iter().map(|(key, _)| key.as_ref()))
 }
 
 /// Deserializes typed values from a `Json`, structs only from objects; every
