@@ -12,10 +12,12 @@ use crate::request::{parse_target, plan_request_json_with};
 use crate::schema::SchemaName;
 use crate::target::{Preset, PresetOptions, Target, preset_table, presets as all_presets};
 
+/// A required argument as JSON text: `missing-field`, naming `what`, when it is `undefined`.
 pub(crate) fn required(value: &JsValue, what: &str) -> Result<String, Error> {
     json_text(value, false)?.ok_or_else(|| Error::new(ErrorCode::MissingField, "", format!("{what} is required")))
 }
 
+/// A Target argument (an object, or JSON text), parsed strictly and validated.
 pub(crate) fn target_from(value: &JsValue) -> Result<Target, Error> {
     parse_target(&required(value, "a Target")?)
 }

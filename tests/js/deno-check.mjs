@@ -3,6 +3,12 @@
 const entry = Deno.args[0];
 const api = await import(new URL(`file://${entry}`).href);
 if (entry.endsWith('index.js')) await api.default();
+if (entry.endsWith('detect.js')) {
+  // The detect-only entry: no planner, no init call.
+  const resolved = await api.detect({ timeoutMs: 5000 });
+  console.log(JSON.stringify({ apiPresent: typeof navigator.gpu === 'object', probe: await api.probe({ timeoutMs: 5000 }), resolved }));
+  Deno.exit(0);
+}
 const vectors = new URL('../vectors/', import.meta.url);
 const request = await Deno.readTextFile(new URL('requests/default-explained.json', vectors));
 const golden = await Deno.readTextFile(new URL('cli/plan-default-explained.out', vectors));

@@ -2,7 +2,8 @@
 // devDependencies): the documented imports (the Node entry, which Deno's npm
 // resolution picks, and the default entry with init()), planJson's bytes
 // against the native golden, and the probe through Deno's own WebGPU (wgpu
-// outside a page): a documented reason within timeoutMs, never a crash.
+// outside a page): a documented reason within timeoutMs, never a crash; and
+// the detect-only entry (detect.js) against the default one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -38,3 +39,16 @@ for (const entry of ['node.js', 'index.js']) {
     }
   });
 }
+
+test('Deno, detect.js (backend-targets/detect): detect() without init answers a documented reason in time, as index.js does', { skip: !existsSync(DENO) && 'no deno' }, () => {
+  const out = runDeno('detect.js');
+  assert.ok(out.apiPresent, 'Deno has navigator.gpu');
+  for (const report of [out.probe, out.resolved.probe]) {
+    assert.ok(REASONS.includes(report.reason), report.reason);
+    assert.ok(report.elapsedMs <= report.timeoutMs + 100, `${report.elapsedMs} ms`);
+  }
+  assert.equal(out.resolved.effective.features.includes('webGpu'), out.resolved.probe.reason === 'adapter-available');
+  const full = runDeno('index.js');
+  assert.deepEqual(out.resolved.declared, full.resolved.declared);
+  assert.equal(out.resolved.probe.reason, full.resolved.probe.reason);
+});
