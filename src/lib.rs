@@ -75,7 +75,7 @@ pub use vocab::{
     Accelerator, Architecture, BackendOp, BuildFeature, Device, OperatingSystem, Provider, TrustLevel, TrustPolicy,
     VJPMode,
 };
-pub use webgpu::{LimitBound, Unmet, WebGpuCapabilities, WebGpuRequirements};
+pub use webgpu::{LimitBound, LimitMap, Unmet, WebGpuCapabilities, WebGpuRequirements};
 
 // The browser build's allocator: talc is smaller than the default dlmalloc
 // (2.6 KB gzip) and fast at the planner's many small allocations. build.rs
