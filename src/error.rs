@@ -1,6 +1,9 @@
 //! Errors as data: a stable code, the path of the offending value, a sentence,
 //! and (for a bad spelling) the valid spellings. Every edge (Rust, JS, the
-//! command line) reports these same fields.
+//! command line) reports these same fields. Also the checks for a value
+//! listed twice (`reject_repeats`, `first_repeat`) and the one sort of names
+//! that `first_repeat` and the WebGPU limit maps and feature sets share
+//! (`sorted_order`).
 
 use serde::Serialize;
 

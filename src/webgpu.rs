@@ -131,6 +131,8 @@ impl FromIterator<(String, u64)> for LimitMap {
         let names: Vec<&str> = pairs.iter().map(|(name, _)| name.as_str()).collect();
         let mut sorted: Vec<(String, u64)> = Vec::with_capacity(pairs.len());
         for index in crate::error::sorted_order(&names) {
+            // Cloned, not moved: moving each pair out (through `Option`) cost
+            // the browser module 210 B gzipped, for maps read once per request.
             let (name, value) = &pairs[index];
             match sorted.last_mut() {
                 // Equal names come in order of position: the later replaces.
