@@ -15,6 +15,12 @@
 //   detect      the detect-only entry: import { detect } from
 //               '/pkg/detect.js'; await detect()  (no init call)
 //   detect-preloaded  the same, with its two README lines in the <head>
+//   compile-floor     not a way to decide: the reference's module, which also
+//               fetches and compiles (streaming) the detect-only .wasm, with
+//               its preload line, and decides once both are done. What the
+//               module's bytes and compilation cost this machine, before any
+//               glue, instantiation or probe code runs: the floor of any
+//               page that decides with this module.
 // Every sample is a fresh browser context (empty HTTP and code caches); the
 // variants take turns in a rotated order, so drift falls on all alike. Two
 // browsers: with --enable-unsafe-webgpu (SwiftShader answers) and with default
@@ -35,6 +41,8 @@ import { ROOT } from '../tests/js/common.mjs';
 
 const args = process.argv.slice(2);
 const SAMPLES = Number(args[args.indexOf('--samples') + 1]) || 15;
+// `--only a,b` measures those variants (and the reference) alone.
+const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : undefined;
 const asJson = args.includes('--json');
 // `--also NAME=/url/path/` adds a variant like `package` that imports the
 // package from another folder under the repository (say, a build of an
@@ -65,10 +73,20 @@ export const VARIANTS = {
   preloaded: page(PRELOAD + packageScript('/pkg/index.js')),
   detect: page(detectScript),
   'detect-preloaded': page(DETECT_PRELOAD + detectScript),
+  'compile-floor': page('<link rel="preload" href="/pkg/detect_bg.wasm" as="fetch" type="application/wasm" crossorigin>'
+    + '<script type="module" src="/bench/cold/floor.js"></script>'),
   ...Object.fromEntries(ALSO.map(([name, path]) => [name, page(packageScript(`${path}index.js`))])),
 };
 const REF_JS = `// The reference: one plain same-origin module that only asks for an adapter.
 const adapter = navigator.gpu ? await navigator.gpu.requestAdapter() : null;
+${decide("adapter ? 'webgpu' : 'wasm'")}
+`;
+
+const FLOOR_JS = `// Not a decision: the reference, with the detect-only module fetched and compiled alongside.
+const [adapter] = await Promise.all([
+  navigator.gpu ? navigator.gpu.requestAdapter() : null,
+  WebAssembly.compileStreaming(fetch('/pkg/detect_bg.wasm')),
+]);
 ${decide("adapter ? 'webgpu' : 'wasm'")}
 `;
 
@@ -80,6 +98,7 @@ async function serveCompressed() {
   const cache = new Map();
   const body = (path) => {
     if (path === '/bench/cold/ref.js') return { type: TYPES['.js'], raw: Buffer.from(REF_JS) };
+    if (path === '/bench/cold/floor.js') return { type: TYPES['.js'], raw: Buffer.from(FLOOR_JS) };
     const name = path.match(/^\/bench\/cold\/([\w-]+)\.html$/)?.[1];
     if (name && VARIANTS[name]) return { type: TYPES['.html'], raw: Buffer.from(VARIANTS[name]) };
     const file = normalize(join(ROOT, path));
@@ -165,7 +184,8 @@ async function coldLoad(browser, origin, variant, throttled) {
 function sizes(paths) {
   let gzip = 0, brotli = 0, raw = 0;
   for (const path of new Set(paths)) {
-    const bytes = path === '/bench/cold/ref.js' ? Buffer.from(REF_JS) : readFileSync(join(ROOT, path));
+    const bench = { '/bench/cold/ref.js': REF_JS, '/bench/cold/floor.js': FLOOR_JS }[path];
+    const bytes = bench !== undefined ? Buffer.from(bench) : readFileSync(join(ROOT, path));
     raw += bytes.length;
     gzip += gzipSync(bytes, { level: 9 }).length;
     brotli += brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }).length;
@@ -223,7 +243,8 @@ export function coldRows(results) {
   for (const r of results) {
     if (r.variant === 'reference') continue;
     const ref = results.find((x) => x.variant === 'reference' && x.adapter === r.adapter && x.network === r.network);
-    const goal = r.network === 'localhost' ? '≤ 1.30' : '≤ 1.50';
+    const floor = r.variant === 'compile-floor';
+    const goal = floor ? 'floor' : r.network === 'localhost' ? '≤ 1.30' : '≤ 1.50';
     rows.push(['cold', `${r.variant}: navigation → decision, ${r.adapter}, ${r.network} (ms)`, f(r.ms.median),
       `${f(r.ms.min)}–${f(r.ms.max)}`, `reference ${f(ref.ms.median)} (${f(ref.ms.min)}–${f(ref.ms.max)})`,
       (r.ms.median / ref.ms.median).toFixed(2), goal]);
@@ -232,7 +253,7 @@ export function coldRows(results) {
   for (const variant of new Set(results.map((r) => r.variant))) {
     const r = results.find((x) => x.variant === variant && x.network !== 'localhost' && x.adapter === 'adapter');
     rows.push(['cold', `${variant}: sequential fetches before the decision`, String(r.chain), r.paths.join(' '), '',
-      '', variant === 'reference' ? '' : '≤ 2']);
+      '', variant === 'reference' || variant === 'compile-floor' ? '' : '≤ 2']);
     rows.push(['cold', `${variant}: JS + wasm loaded before the decision, gzip`, kib(r.bytes.gzip),
       `brotli ${kib(r.bytes.brotli)}, raw ${kib(r.bytes.raw)}, on the wire ${kib(r.transferred)}`, '', '', '']);
   }
@@ -240,7 +261,7 @@ export function coldRows(results) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const results = await coldFigures();
+  const results = await coldFigures(ONLY ? { variants: ['reference', ...ONLY] } : {});
   if (asJson) {
     console.log(JSON.stringify(results, null, 2));
   } else {
