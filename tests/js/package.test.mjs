@@ -4,10 +4,11 @@
 // shared with package-web.test.mjs (api-cases.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT } from './common.mjs';
+import { NATIVE_BIN, ROOT, malformedCases } from './common.mjs';
 import { defineApiSuite } from './api-cases.mjs';
 
 const PKG = process.env.BACKEND_TARGETS_PKG ?? join(ROOT, 'pkg');
@@ -19,6 +20,26 @@ test('pkg/node.js needs no init call and re-exports the browser entry, `wasm` fo
   assert.equal(api.wasm, index.wasmPreset);
   assert.equal(api.default, index.default);
   assert.deepEqual(api.wasm(), { os: 'wasi', arch: 'wasm32', accelerator: 'wasm', features: ['webGpu'] });
+});
+
+test('every malformed request is refused with the native command\'s message, word for word', () => {
+  // The browser module's serde_json is built without `std` (Cargo.toml), the
+  // command's with it: the JSON syntax errors must still read the same.
+  const corpus = malformedCases();
+  assert.ok(corpus.length >= 50);
+  for (const m of corpus) {
+    const native = spawnSync(NATIVE_BIN, ['plan'], { input: Buffer.from(m.input, 'utf8') });
+    assert.equal(native.status, 2, m.name);
+    let thrown;
+    try {
+      api.planJson(m.input);
+    } catch (error) {
+      thrown = error;
+    }
+    assert.ok(thrown, `${m.name}: planJson did not throw`);
+    // The JS message is the command's line: `[code] at path: sentence`.
+    assert.equal(`backend-targets: error ${thrown.message}\n`, native.stderr.toString('utf8'), m.name);
+  }
 });
 
 test('the package.json exports map sends Node to node.js and everything else to index.js', () => {
