@@ -53,16 +53,18 @@ browser_module() {
   wasm-bindgen --target web --out-dir "target/$raw" target/npm/wasm32-unknown-unknown/release/backend_targets.wasm
   # The same layout as the WASI module: the stack sits below the data, so the
   # first KiB is never addressed (--low-memory-unused).
-  # A function with one caller is inlined into it only up to 20 bytes
+  # A function with one caller is inlined into it only up to 50 bytes
   # (-ocimfs; wasm-opt's default has no limit): whole call chains merged into
   # one body number their locals anew in each copy, which hides the repeats
-  # gzip finds. 2 % more raw bytes, 7 % fewer gzipped (69,190 -> 64,208 B;
-  # the detect-only module 40,091 -> 38,347 B), and no one 20 KB function for
-  # V8 to compile on the first probe. The WASI module, measured raw, keeps
-  # the default.
+  # gzip finds. 1 % more raw bytes, 6.5 % fewer gzipped (69,190 -> 64,682 B;
+  # the detect-only module 40,091 -> 38,510 B), for planning about 5 % slower
+  # in Node (serde_json's reader keeps more calls). A 20-byte limit saves
+  # 0.5 KB more but plans 12 % slower; a 100-byte one saves 2.5 KB in all,
+  # for 3 % (BENCHMARKS.md).
+  # The WASI module, measured raw, keeps the default.
   "$WASM_OPT" -Oz --converge --low-memory-unused --strip-producers --strip-target-features \
     --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
-    --enable-reference-types --enable-multivalue --one-caller-inline-max-function-size 20 \
+    --enable-reference-types --enable-multivalue --one-caller-inline-max-function-size 50 \
     "target/$raw/backend_targets_bg.wasm" -o "pkg/$wasm"
 }
 # Bundles pkg-template/$1 (rolldown, minified) with wasm-bindgen's glue in
