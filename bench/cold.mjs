@@ -180,7 +180,7 @@ async function coldLoad(browser, origin, variant, throttled) {
   }
 }
 
-/** The gzip and brotli sizes of the files a page loaded (the bench's own ref.js included). */
+/** The gzip and brotli sizes of the files a page loaded (the bench's own modules included). */
 function sizes(paths) {
   let gzip = 0, brotli = 0, raw = 0;
   for (const path of new Set(paths)) {
