@@ -117,8 +117,8 @@ macro_rules! preset_table {
         }
     };
 }
-#[cfg(browser)]
-#[cfg_attr(all(browser, not(feature = "planner-exports")), allow(unused_imports))]
+// For the browser edge's planner exports (src/wasm/planning.rs).
+#[cfg(all(browser, feature = "planner-exports"))]
 pub(crate) use preset_table;
 
 /// The core's expansion of `preset_table!`: the vocabulary, the data rows and
