@@ -17,12 +17,13 @@ export { wasmPreset as wasm } from './backend_targets.js';
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./backend_targets_bg.wasm', import.meta.url);
 
-let early = compileEarly(url);
-
-// The first probe's adapter request, started now too (in a page or worker
-// with WebGPU): the first detect() or probe() with default options takes its
-// answer instead of asking again after init().
+// The first probe's adapter request, started now (in a page or worker with
+// WebGPU), before the module's fetch: the first detect() or probe() with
+// default options takes its answer instead of asking again after init(). It
+// goes first because its answer is what a page without an adapter waits for
+// last (see detect.js).
 requestEarly();
+let early = compileEarly(url);
 
 /** wasm-bindgen's init; without an argument, it uses the module fetched at evaluation. */
 export default function initEntry(moduleOrPath) {
