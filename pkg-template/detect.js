@@ -13,10 +13,10 @@ import { compileEarly } from './early.js';
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./detect_bg.wasm', import.meta.url);
 
-// The adapter request first: without an adapter its answer, not the module's
-// compilation, is what a page waits for last, and the synchronous part of a
-// page's first requestAdapter() call (some 2-4 ms) would otherwise delay it
-// by the time fetch() and compileStreaming() take to start.
+// The adapter request first: without an adapter, its answer (not the
+// module's compilation) is what a cold page waits for last, and starting
+// fetch() and compileStreaming() before it delayed it by the milliseconds
+// they take (BENCHMARKS.md).
 requestEarly();
 let early = compileEarly(url);
 

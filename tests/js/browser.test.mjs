@@ -401,6 +401,32 @@ test('Chromium: evaluating pkg/index.js asks for an adapter at once; the first d
   });
 });
 
+test('Chromium: both browser entries ask for the adapter before they start fetching their .wasm', async () => {
+  // Without an adapter, the answer is what a cold page waits for last
+  // (BENCHMARKS.md), so the request goes out first.
+  await withChromium([], async (context) => {
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.addInitScript(() => {
+      window.__order = [];
+      const request = GPU.prototype.requestAdapter;
+      GPU.prototype.requestAdapter = function requestAdapter(options) {
+        window.__order.push('requestAdapter');
+        return request.call(this, options);
+      };
+      const original = window.fetch;
+      window.fetch = function fetch(input, init) {
+        window.__order.push(`fetch ${new URL(String(input), location.href).pathname}`);
+        return original.call(this, input, init);
+      };
+    });
+    for (const [entry, wasm] of [['/pkg/detect.js', '/pkg/detect_bg.wasm'], ['/pkg/index.js', '/pkg/backend_targets_bg.wasm']]) {
+      await page.goto(`${server.origin}/pkg/README.md`);
+      const order = await page.evaluate((path) => import(path).then(() => window.__order), entry);
+      assert.deepEqual(order, ['requestAdapter', `fetch ${wasm}`], entry);
+    }
+  });
+});
+
 test('Chromium: pkg/detect.js (backend-targets/detect) loads only its own module and answers as pkg/index.js does, with and without an adapter', async (t) => {
   for (const [flags, reason] of [[['--enable-unsafe-webgpu'], 'adapter-available'], [[], 'no-adapter']]) {
     await t.test(reason, async () => {
