@@ -13,7 +13,7 @@ step "rustup targets and components (the standard library's source, rustfmt, cli
 installed=$(rustup target list --installed)
 # aarch64-apple-darwin: only to check that the native probe's Metal path
 # compiles (scripts/test.sh; linking for macOS is impossible here).
-for t in wasm32-unknown-unknown wasm32-wasip1 aarch64-apple-darwin; do
+for t in wasm32-unknown-unknown wasm32-wasip1 wasm32-wasip2 aarch64-apple-darwin; do
   grep -qx "$t" <<<"$installed" || rustup target add "$t"
 done
 # The npm build recompiles std for size (scripts/build.sh).
@@ -33,13 +33,18 @@ step "cargo tools"
 # `-C cache=y` on a missing file fails either way; only a build without the
 # cache feature says so.
 wasmtime_has_cache() { ! wasmtime run -C cache=y /nonexistent.wasm 2>&1 | grep -q "caching disabled"; }
-if wasmtime --version 2>/dev/null | grep -q "^wasmtime $WASMTIME_VERSION" && wasmtime_has_cache; then
+# `serve` runs the wasi:http component (dist/backend-targets-http.wasm).
+wasmtime_has_serve() { wasmtime serve --help >/dev/null 2>&1; }
+if wasmtime --version 2>/dev/null | grep -q "^wasmtime $WASMTIME_VERSION" && wasmtime_has_cache && wasmtime_has_serve; then
   echo "wasmtime $WASMTIME_VERSION present"
 else
   # The newest wasmtime-cli that builds on rustc 1.95; a minimal feature set
-  # (halves its build time) with the compilation cache a server would use.
+  # (halves its build time) with the compilation cache a server would use,
+  # and `serve` for the wasi:http component. In 48.0.8 `serve` alone does not
+  # compile without `component-model-async`; without `pooling-allocator`
+  # the server is started with `-O pooling-allocator=n` (README).
   background wasmtime cargo install wasmtime-cli --version "$WASMTIME_VERSION" --locked --force \
-    --no-default-features --features run,cranelift,parallel-compilation,cache
+    --no-default-features --features run,cranelift,parallel-compilation,cache,serve,component-model-async
 fi
 if wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
   echo "wasm-bindgen $WASM_BINDGEN_VERSION present"
