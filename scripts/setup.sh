@@ -33,8 +33,10 @@ step "cargo tools"
 # `-C cache=y` on a missing file fails either way; only a build without the
 # cache feature says so.
 wasmtime_has_cache() { ! wasmtime run -C cache=y /nonexistent.wasm 2>&1 | grep -q "caching disabled"; }
-# `serve` runs the wasi:http component (dist/backend-targets-http.wasm).
-wasmtime_has_serve() { wasmtime serve --help >/dev/null 2>&1; }
+# `serve` runs the wasi:http component (dist/backend-targets-http.wasm). This
+# build has no --help (clap's default features are off): a build without
+# `serve` takes the word for a module's file name instead.
+wasmtime_has_serve() { wasmtime serve -O pooling-allocator=n /nonexistent.wasm 2>&1 | grep -q '"/nonexistent.wasm"'; }
 if wasmtime --version 2>/dev/null | grep -q "^wasmtime $WASMTIME_VERSION" && wasmtime_has_cache && wasmtime_has_serve; then
   echo "wasmtime $WASMTIME_VERSION present"
 else
