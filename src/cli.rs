@@ -184,12 +184,17 @@ pub fn main() -> i32 {
     // A check of `probe`, in the child process that isolates it.
     #[cfg(not(target_family = "wasm"))]
     if args.first().is_some_and(|a| a == crate::native::HELPER_COMMAND) {
-        return crate::native::serve_check(&args.get(1).map(|a| a.to_string_lossy()).unwrap_or_default());
+        crate::native::serve_check(&args[1..]);
     }
     let outcome = run(args, &mut std::io::stdin().lock());
     let mut status = outcome.status;
     let mut stderr = outcome.stderr;
-    match write_out(&mut std::io::stdout().lock(), outcome.stdout.as_bytes()) {
+    let written = if stdout_closed_at_start() {
+        Err(std::io::Error::from_raw_os_error(CLOSED_DESCRIPTOR.unwrap_or_default()))
+    } else {
+        write_out(&mut *stdout_descriptor(), outcome.stdout.as_bytes())
+    };
+    match written {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => status = EXIT_CLOSED_PIPE,
         Err(error) => {
@@ -203,6 +208,65 @@ pub fn main() -> i32 {
     status
 }
 
+/// Standard output as a file, not `std::io::Stdout`, which reports a write
+/// to a closed descriptor (`>&-`) as done: that output would be lost with
+/// status 0.
+#[cfg(any(unix, target_os = "wasi"))]
+fn stdout_descriptor() -> std::mem::ManuallyDrop<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: descriptor 1 is this process's standard output, which nothing
+    // else here closes; ManuallyDrop never closes it either.
+    std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(1) })
+}
+
+#[cfg(not(any(unix, target_os = "wasi")))]
+fn stdout_descriptor() -> Box<std::io::StdoutLock<'static>> {
+    Box::new(std::io::stdout().lock())
+}
+
+/// Whether standard output was closed when this process started (`>&-`).
+/// The Rust runtime opens `/dev/null` on a closed standard descriptor before
+/// `main` runs, so that writing to it would succeed with the output lost;
+/// this is read earlier, from the loader's initialisers (`.init_array`,
+/// macOS's `__mod_init_func`).
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+fn stdout_closed_at_start() -> bool {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static CLOSED: AtomicBool = AtomicBool::new(false);
+    extern "C" fn record() {
+        // SAFETY: F_GETFD only asks whether descriptor 1 is open.
+        if unsafe { libc::fcntl(1, libc::F_GETFD) } < 0 {
+            CLOSED.store(true, Ordering::Relaxed);
+        }
+    }
+    // SAFETY: `.init_array` holds plain `extern "C"` functions that the
+    // loader calls once, before `main`; `record` only reads a descriptor's
+    // flags and stores a bool (the arguments the loader passes are ignored,
+    // as the C calling convention allows).
+    #[used]
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".init_array"))]
+    #[cfg_attr(target_os = "macos", unsafe(link_section = "__DATA,__mod_init_func"))]
+    static RECORD: extern "C" fn() = record;
+    // Referenced, so that the object holding it is always linked.
+    std::hint::black_box(&RECORD);
+    CLOSED.load(Ordering::Relaxed)
+}
+
+/// Elsewhere a closed descriptor stays closed (WASI: the write fails).
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+fn stdout_closed_at_start() -> bool {
+    false
+}
+
+/// `EBADF`: the descriptor is not open.
+#[cfg(all(unix, not(target_os = "wasi")))]
+const CLOSED_DESCRIPTOR: Option<i32> = Some(libc::EBADF);
+/// WASI's `errno::badf`.
+#[cfg(target_os = "wasi")]
+const CLOSED_DESCRIPTOR: Option<i32> = Some(8);
+#[cfg(not(any(unix, target_os = "wasi")))]
+const CLOSED_DESCRIPTOR: Option<i32> = None;
+
 /// Writes `bytes` in pieces of 1 MiB (a runtime may refuse one very large
 /// write) and flushes.
 pub fn write_out(out: &mut dyn Write, bytes: &[u8]) -> std::io::Result<()> {
@@ -215,6 +279,9 @@ pub fn write_out(out: &mut dyn Write, bytes: &[u8]) -> std::io::Result<()> {
 /// An I/O error in the same words natively and under WASI.
 fn io_words(error: &std::io::Error) -> &'static str {
     use std::io::ErrorKind::*;
+    if error.raw_os_error().is_some() && error.raw_os_error() == CLOSED_DESCRIPTOR {
+        return "it is closed";
+    }
     match error.kind() {
         NotFound => "no such file",
         PermissionDenied => "permission denied",

@@ -21,7 +21,8 @@ spelled_enum! {
     pub enum NativeReason {
         /// The runtime loaded, initialised and counted at least one device.
         DeviceAvailable = "device-available",
-        /// The library loaded.
+        /// The library loaded and answered its first call (a version or
+        /// property query that needs no device).
         LibraryAvailable = "library-available",
         /// The driver or runtime library did not load (the loader's message says why).
         DriverNotFound = "driver-not-found",
@@ -31,6 +32,12 @@ spelled_enum! {
         NoDevice = "no-device",
         /// The library did not load (not found, or a dependency missing).
         LibraryNotFound = "library-not-found",
+        /// The library loaded but cannot run here: its first call failed, or
+        /// a part it needs (cuDNN 9's sub-libraries) is missing.
+        LibraryUnusable = "library-unusable",
+        /// Only libraries built for a newer CUDA than the driver supports
+        /// are present (`libcublas.so.13` behind a 12.x driver).
+        DriverTooOld = "driver-too-old",
         /// The feature needs an accelerator that is not declared or was dropped.
         RequiresAccelerator = "requires-accelerator",
         /// This operating system cannot have it (Metal off macOS).
@@ -153,10 +160,24 @@ pub struct CheckReport {
     pub reason: NativeReason,
     /// The outcome as a sentence (with the loader's or the driver's words).
     pub message: String,
-    /// The file that loaded, as the dynamic loader resolved it.
+    /// The file that loaded: the absolute path the dynamic loader opened,
+    /// symlinks resolved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub library: Option<String>,
-    /// The driver's version (`major.minor`).
+    /// The name the check asked the loader for (`libcuda.so.1`), or the path
+    /// it was given (`$LIBTORCH/lib/libtorch.so`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library_name: Option<String>,
+    /// The library's own version, from its first call (cuBLAS `12.9.1`,
+    /// cuFFT `11.4.1`, cuDNN `9.28.0`, the HIP runtime `5.2.21153`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library_version: Option<String>,
+    /// The CUDA major version a CUDA library was built for (from the library,
+    /// or from its file name), which the driver must support.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuda_major: Option<u32>,
+    /// The driver's version (`major.minor`): CUDA's, read whenever the driver
+    /// loads (without `cuInit`); HIP's `major.minor.patch`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver_version: Option<String>,
     /// The devices the runtime counted (CUDA, HIP).
@@ -180,6 +201,9 @@ impl CheckReport {
             reason,
             message: message.into(),
             library: None,
+            library_name: None,
+            library_version: None,
+            cuda_major: None,
             driver_version: None,
             devices: Vec::new(),
             device_nodes: Vec::new(),
@@ -204,6 +228,10 @@ pub struct HostReport {
     pub timeout_ms: u32,
     /// How long the whole probe took, in milliseconds.
     pub elapsed_ms: f64,
+    /// Entries of `LD_LIBRARY_PATH` that the checks did not search: empty
+    /// or relative ones, which would name the working directory.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignored_loader_path: Vec<String>,
     /// Every check run, in the table's order.
     pub checks: Vec<CheckReport>,
 }

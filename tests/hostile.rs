@@ -87,6 +87,29 @@ mod command {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
+    fn a_closed_stdout_is_an_error_with_a_status_and_a_line() {
+        use std::os::unix::process::CommandExt;
+        // `backend-targets presets >&-`: the runtime puts /dev/null where
+        // the descriptor was; the output would be lost with status 0.
+        for args in [&["presets"][..], &["probe", "linuxCpu"], &["plan"]] {
+            let mut cmd = command();
+            cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped());
+            // SAFETY: close is async-signal-safe; it runs in the child before exec.
+            unsafe { cmd.pre_exec(|| if libc::close(1) == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }) };
+            let mut child = cmd.spawn().unwrap();
+            let _ = child.stdin.take().unwrap().write_all(br#"{"ops": ["add"]}"#);
+            let out = child.wait_with_output().unwrap();
+            let stderr = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(out.status.code(), Some(3), "{args:?}: {stderr}");
+            assert_eq!(
+                stderr, "backend-targets: error [output] at (top level): cannot write the output: it is closed\n",
+                "{args:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_closed_pipe_ends_quietly_but_not_with_success() {
         // 10,000 ops: some 1.8 MB of output, far more than a pipe holds.
         let request = format!(r#"{{"ops":[{}]}}"#, vec!["\"add\""; 10_000].join(","));

@@ -19,12 +19,25 @@ const BIN: &str = env!("CARGO_BIN_EXE_backend-targets");
 
 /// The stand-ins, built once per run.
 struct StandIns {
-    /// libcuda.so.1, libamdhip64.so.6, libcublas.so.12, libcufft.so.11, libcudnn.so.9.
+    /// libcuda.so.1, libamdhip64.so.6, and the CUDA 12 libraries: libcublas.so.12
+    /// (12.9.3, CUDA 12.8), libcufft.so.11 (11.4.1), libcudnn.so.9 (the shim)
+    /// with libcudnn_graph.so.9 (9.28.0, CUDA 12.9).
     ok: PathBuf,
+    /// The CUDA 13 libraries: libcublas.so.13 (13.4.1, CUDA 13.0),
+    /// libcufft.so.12 (12.2.0), libcudnn.so.9 with a graph built for CUDA 13.4.
+    cu13: PathBuf,
     /// libcublas.so.12 that needs a libcublasLt.so.12 found nowhere.
     broken: PathBuf,
-    /// A libtorch root: `lib/libtorch.so`.
+    /// cuDNN 9's shim without its sub-library.
+    shim_only: PathBuf,
+    /// A libcublas.so.12 that loads but has no entry point to answer with.
+    hollow: PathBuf,
+    /// Only the driver: a link to ok/libcuda.so.1.
+    driver_only: PathBuf,
+    /// A libtorch root: `lib/libtorch.so` (2.15).
     libtorch: PathBuf,
+    /// The sources' build folder (for files a test copies).
+    root: PathBuf,
 }
 
 fn cc(args: &[&str]) {
@@ -37,38 +50,68 @@ fn stand_ins() -> &'static StandIns {
     BUILT.get_or_init(|| {
         let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/native");
         let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("native-stand-ins-{}", std::process::id()));
-        let (ok, broken, deps, libtorch) =
-            (root.join("ok"), root.join("broken"), root.join("deps"), root.join("libtorch"));
-        for dir in [&ok, &broken, &deps, &libtorch.join("lib")] {
-            std::fs::create_dir_all(dir).unwrap();
+        let dir = |name: &str| root.join(name);
+        let (ok, cu13, broken, deps, shim_only, hollow, driver_only, libtorch) = (
+            dir("ok"),
+            dir("cu13"),
+            dir("broken"),
+            dir("deps"),
+            dir("shim-only"),
+            dir("hollow"),
+            dir("driver-only"),
+            dir("libtorch"),
+        );
+        for d in [&ok, &cu13, &broken, &deps, &shim_only, &hollow, &driver_only, &libtorch.join("lib")] {
+            std::fs::create_dir_all(d).unwrap();
         }
         let source = |name: &str| sources.join(name).to_string_lossy().into_owned();
-        let out = |dir: &Path, name: &str| dir.join(name).to_string_lossy().into_owned();
-        let shared = |src: &str, dir: &Path, name: &str| {
-            cc(&["-shared", "-fPIC", "-o", &out(dir, name), &format!("-Wl,-soname,{name}"), &source(src)]);
+        let shared = |src: &str, dir: &Path, name: &str, flags: &[&str]| {
+            let out = dir.join(name).to_string_lossy().into_owned();
+            let soname = format!("-Wl,-soname,{name}");
+            let mut args = vec!["-shared", "-fPIC", "-o", &out, &soname];
+            args.extend_from_slice(flags);
+            let src = source(src);
+            args.push(&src);
+            args.push("-ldl");
+            cc(&args);
         };
-        shared("fake_cuda.c", &ok, "libcuda.so.1");
-        shared("fake_hip.c", &ok, "libamdhip64.so.6");
-        for name in ["libcublas.so.12", "libcufft.so.11", "libcudnn.so.9"] {
-            shared("empty.c", &ok, name);
+        shared("fake_cuda.c", &ok, "libcuda.so.1", &[]);
+        shared("fake_hip.c", &ok, "libamdhip64.so.6", &[]);
+        let shim = ["-Wl,--disable-new-dtags,-rpath,$ORIGIN"];
+        for (dir, cublas, cufft, cudnn_cudart) in [
+            (
+                &ok,
+                ("libcublas.so.12", ["-DMAJOR=12", "-DMINOR=9", "-DPATCH=3", "-DCUDART=12080"]),
+                ("libcufft.so.11", ["-DMAJOR=11", "-DMINOR=4", "-DPATCH=1"]),
+                "-DCUDART=12090",
+            ),
+            (
+                &cu13,
+                ("libcublas.so.13", ["-DMAJOR=13", "-DMINOR=4", "-DPATCH=1", "-DCUDART=13000"]),
+                ("libcufft.so.12", ["-DMAJOR=12", "-DMINOR=2", "-DPATCH=0"]),
+                "-DCUDART=13040",
+            ),
+        ] {
+            shared("fake_cublas.c", dir, cublas.0, &cublas.1);
+            shared("fake_cufft.c", dir, cufft.0, &cufft.1);
+            shared("fake_cudnn.c", dir, "libcudnn.so.9", &shim);
+            shared("fake_cudnn_graph.c", dir, "libcudnn_graph.so.9", &[cudnn_cudart]);
         }
-        shared("empty.c", &libtorch.join("lib"), "libtorch.so");
+        shared("fake_cudnn.c", &shim_only, "libcudnn.so.9", &shim);
+        shared("empty.c", &hollow, "libcublas.so.12", &[]);
+        shared("fake_libtorch.c", &libtorch.join("lib"), "libtorch.so", &[]);
+        std::os::unix::fs::symlink(ok.join("libcuda.so.1"), driver_only.join("libcuda.so.1")).unwrap();
         // libcublas.so.12 needing libcublasLt.so.12, which exists only at link time.
-        shared("empty.c", &deps, "libcublasLt.so.12");
+        shared("empty.c", &deps, "libcublasLt.so.12", &[]);
         let deps_flag = format!("-L{}", deps.display());
-        cc(&[
-            "-shared",
-            "-fPIC",
-            "-o",
-            &out(&broken, "libcublas.so.12"),
-            "-Wl,-soname,libcublas.so.12",
-            &source("empty.c"),
-            &deps_flag,
-            "-Wl,--no-as-needed",
-            "-l:libcublasLt.so.12",
-        ]);
-        StandIns { ok, broken, libtorch }
+        shared("empty.c", &broken, "libcublas.so.12", &[&deps_flag, "-Wl,--no-as-needed", "-l:libcublasLt.so.12"]);
+        StandIns { ok, cu13, broken, shim_only, hollow, driver_only, libtorch, root }
     })
+}
+
+/// `path` with its links resolved, as the probe reports a library.
+fn real(path: &Path) -> String {
+    std::fs::canonicalize(path).unwrap().to_str().unwrap().to_string()
 }
 
 /// One run of the command.
@@ -80,16 +123,48 @@ struct Run {
 }
 
 /// Runs the command with only `lib_dirs` on `LD_LIBRARY_PATH` and `env` set
-/// (`LIBTORCH` and the modes unset unless given).
+/// (`LIBTORCH`, the Python environment's variables and the modes unset
+/// unless given; `PATH` and `HOME` point nowhere, so that no Python
+/// environment of this machine is found).
 fn command(args: &[&str], lib_dirs: &[&Path], env: &[(&str, &str)], stdin: &str) -> Run {
+    let path = std::env::join_paths(lib_dirs).unwrap();
+    let library_path = (!lib_dirs.is_empty()).then(|| path.to_str().unwrap().to_string());
+    command_with(args, library_path.as_deref(), None, env, stdin)
+}
+
+/// `command` with `LD_LIBRARY_PATH` as given (`None`: unset) and a working
+/// directory.
+fn command_with(
+    args: &[&str],
+    library_path: Option<&str>,
+    cwd: Option<&Path>,
+    env: &[(&str, &str)],
+    stdin: &str,
+) -> Run {
     let mut cmd = Command::new(BIN);
     cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    for name in ["LD_LIBRARY_PATH", "LIBTORCH", "TPU_LIBRARY_PATH", "FAKE_CUDA_MODE", "FAKE_HIP_MODE"] {
+    for name in [
+        "LD_LIBRARY_PATH",
+        "LIBTORCH",
+        "LIBTORCH_USE_PYTORCH",
+        "TPU_LIBRARY_PATH",
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
+        "PYENV_VERSION",
+        "FAKE_CUDA_MODE",
+        "FAKE_CUDA_VERSION",
+        "FAKE_CUDA_PIDFILE",
+        "FAKE_HIP_MODE",
+        "FAKE_CUBLAS_MODE",
+    ] {
         cmd.env_remove(name);
     }
-    let path = std::env::join_paths(lib_dirs).unwrap();
-    if !lib_dirs.is_empty() {
-        cmd.env("LD_LIBRARY_PATH", path);
+    cmd.env("PATH", "/nonexistent-bt").env("HOME", "/nonexistent-bt");
+    if let Some(value) = library_path {
+        cmd.env("LD_LIBRARY_PATH", value);
+    }
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
     }
     cmd.envs(env.iter().copied());
     let start = Instant::now();
@@ -157,7 +232,8 @@ fn a_working_driver_with_two_devices_keeps_cuda_and_its_libraries() {
     assert_eq!(decided(&r, "feature", "cuFFT"), pair("kept", "library-available"));
     let cuda = check(&r, "cuda");
     assert_eq!(cuda["driverVersion"], "12.4");
-    assert_eq!(cuda["library"], s.ok.join("libcuda.so.1").to_str().unwrap(), "the file the loader opened");
+    assert_eq!(cuda["library"], real(&s.ok.join("libcuda.so.1")), "the file the loader opened");
+    assert_eq!(cuda["libraryName"], "libcuda.so.1");
     assert_eq!(
         cuda["devices"],
         json!([
@@ -165,7 +241,11 @@ fn a_working_driver_with_two_devices_keeps_cuda_and_its_libraries() {
             {"index": 1, "name": "Fake GPU 1", "computeCapability": "9.0", "memoryBytes": 81u64 << 30},
         ])
     );
-    assert_eq!(check(&r, "cuBLAS")["library"], s.ok.join("libcublas.so.12").to_str().unwrap());
+    let cublas = check(&r, "cuBLAS");
+    assert_eq!(cublas["library"], real(&s.ok.join("libcublas.so.12")));
+    assert_eq!((&cublas["libraryVersion"], &cublas["cudaMajor"]), (&json!("12.9.3"), &json!(12)), "{cublas}");
+    assert_eq!(check(&r, "cuFFT")["libraryVersion"], "11.4.1");
+    assert_eq!(check(&r, "cuFFT")["cudaMajor"], 12, "from its file name: cuFFT 11 is CUDA 12's");
     assert_eq!(r["probe"]["os"], "linux");
     assert_eq!(r["probe"]["isolation"], "process");
     assert_eq!(r["probe"]["timeoutMs"], 5000);
@@ -181,7 +261,9 @@ fn driver_init_failure_no_device_and_zero_devices() {
     let s = stand_ins();
     let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "init-fail")]);
     assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "driver-init-failed"));
-    assert!(check(&r, "cuda")["message"].as_str().unwrap().contains("CUDA_ERROR_INSUFFICIENT_DRIVER"), "{r:#}");
+    // The driver's cuGetErrorName does not know 803: the probe's table names it.
+    assert!(check(&r, "cuda")["message"].as_str().unwrap().contains("CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"), "{r:#}");
+    assert_eq!(check(&r, "cuda")["driverVersion"], "12.4", "read without cuInit");
     assert_eq!(decided(&r, "feature", "nativeCuda"), pair("dropped", "requires-accelerator"));
     assert_eq!(decided(&r, "feature", "cuBLAS"), pair("dropped", "requires-accelerator"));
     // The libraries are not even loaded when the accelerator is dropped.
@@ -189,9 +271,10 @@ fn driver_init_failure_no_device_and_zero_devices() {
     assert_eq!(r["effective"], json!({"os": "linux", "arch": "x86_64", "accelerator": "none", "features": []}));
     assert_eq!(r["availability"], json!({"devices": ["cpu"], "providers": ["reference", "torchLean"]}));
 
-    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "no-device")]);
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "no-device"), ("FAKE_CUDA_VERSION", "12020")]);
     assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "no-device"));
     assert!(check(&r, "cuda")["message"].as_str().unwrap().contains("CUDA_ERROR_NO_DEVICE"));
+    assert_eq!(check(&r, "cuda")["driverVersion"], "12.2", "read without cuInit");
 
     let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "zero")]);
     assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "no-device"));
@@ -211,11 +294,47 @@ fn no_driver_is_driver_not_found_with_the_loaders_message() {
 #[test]
 fn libraries_are_not_loaded_from_the_working_directory() {
     let s = stand_ins();
-    let mut cmd = Command::new(BIN);
-    cmd.args(["probe", "linuxCuda"]).current_dir(&s.ok).env_remove("LD_LIBRARY_PATH").env("FAKE_CUDA_MODE", "ok:1");
-    let output = cmd.output().unwrap();
-    let r: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "driver-not-found"));
+    // A working directory holding a driver (and a `lib` folder holding one).
+    let cwd = s.root.join("cwd");
+    std::fs::create_dir_all(cwd.join("lib")).unwrap();
+    for file in [cwd.join("libcuda.so.1"), cwd.join("lib/libcuda.so.1")] {
+        std::fs::copy(s.ok.join("libcuda.so.1"), &file).unwrap();
+    }
+    let elsewhere = s.root.join("empty-folder");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let elsewhere = elsewhere.to_str().unwrap();
+    // Unset; a trailing `:` (what `export LD_LIBRARY_PATH=/x:$LD_LIBRARY_PATH`
+    // leaves); a leading one; `.`; a relative folder.
+    for (value, ignored) in [
+        (None, json!(null)),
+        (Some(format!("{elsewhere}:")), json!([""])),
+        (Some(format!(":{elsewhere}")), json!([""])),
+        (Some(".".to_string()), json!(["."])),
+        (Some(format!("lib:{elsewhere}")), json!(["lib"])),
+    ] {
+        let run =
+            command_with(&["probe", "linuxCuda"], value.as_deref(), Some(&cwd), &[("FAKE_CUDA_MODE", "ok:1")], "");
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        let r = &run.json;
+        assert_eq!(decided(r, "accelerator", "cuda"), pair("dropped", "driver-not-found"), "{value:?}: {r:#}");
+        assert_eq!(r["probe"]["ignoredLoaderPath"], ignored, "{value:?}");
+    }
+    // The driver on an absolute entry beside an empty one is found there.
+    let value = format!("{}:", s.ok.display());
+    let run = command_with(&["probe", "linuxCuda"], Some(&value), Some(&cwd), &[("FAKE_CUDA_MODE", "ok:1")], "");
+    assert_eq!(decided(&run.json, "accelerator", "cuda"), pair("kept", "device-available"));
+    assert_eq!(check(&run.json, "cuda")["library"], real(&s.ok.join("libcuda.so.1")));
+}
+
+#[test]
+fn library_is_the_absolute_file_the_loader_opened_beside_the_name_asked() {
+    let s = stand_ins();
+    // driver-only/libcuda.so.1 is a link to ok/libcuda.so.1.
+    let r = probe(&["linuxCuda"], &[&s.driver_only], &[]);
+    let cuda = check(&r, "cuda");
+    assert_eq!(cuda["library"], real(&s.ok.join("libcuda.so.1")));
+    assert_ne!(cuda["library"], s.driver_only.join("libcuda.so.1").to_str().unwrap());
+    assert_eq!(cuda["libraryName"], "libcuda.so.1");
 }
 
 #[test]
@@ -316,7 +435,13 @@ fn rocm_through_the_hip_runtime() {
     let r = probe(&["linuxRocm"], &[&s.ok], &[("FAKE_HIP_MODE", "init-fail")]);
     assert_eq!(decided(&r, "accelerator", "rocm"), pair("dropped", "driver-init-failed"));
     assert!(check(&r, "rocm")["message"].as_str().unwrap().contains("hipErrorInsufficientDriver"));
+    // HIP 5.2 on a host without an AMD GPU: hipInit 101, a count of 0 with 100.
     let r = probe(&["linuxRocm"], &[&s.ok], &[("FAKE_HIP_MODE", "no-device")]);
+    assert_eq!(decided(&r, "accelerator", "rocm"), pair("dropped", "no-device"));
+    let message = check(&r, "rocm")["message"].as_str().unwrap();
+    assert!(message.contains("hipErrorInvalidDevice") && message.contains("hipErrorNoDevice"), "{message}");
+    assert_eq!(check(&r, "rocm")["libraryVersion"], "5.2.21153", "read before hipInit");
+    let r = probe(&["linuxRocm"], &[&s.ok], &[("FAKE_HIP_MODE", "no-device-100")]);
     assert_eq!(decided(&r, "accelerator", "rocm"), pair("dropped", "no-device"));
     let r = probe(&["linuxRocm"], &[], &[]);
     assert_eq!(decided(&r, "accelerator", "rocm"), pair("dropped", "driver-not-found"));
@@ -436,6 +561,22 @@ fn the_rust_api_in_threads_and_with_the_command_as_helper() {
         assert!(output.status.success() && text.contains("1 passed"), "{mode}:\n{text}");
         eprintln!("{}", text.lines().filter(|l| l.starts_with("api:")).collect::<Vec<_>>().join("\n"));
     }
+    // A caller started with an empty entry in LD_LIBRARY_PATH, in a folder
+    // holding a libcuda.so.1 (one without entry points: loading it would
+    // read as driver-init-failed): in threads too, it is not loaded.
+    let cwd = s.root.join("api-cwd");
+    std::fs::create_dir_all(&cwd).unwrap();
+    std::fs::copy(s.hollow.join("libcublas.so.12"), cwd.join("libcuda.so.1")).unwrap();
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "rust_api_child", "--ignored", "--nocapture", "--test-threads=1"])
+        .current_dir(&cwd)
+        .env("LD_LIBRARY_PATH", "/nonexistent-bt:")
+        .env("FAKE_CUDA_MODE", "cwd")
+        .env("NATIVE_API_CHILD", "1")
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success() && text.contains("1 passed"), "cwd:\n{text}");
 }
 
 #[test]
@@ -446,9 +587,23 @@ fn rust_api_child() {
     if std::env::var_os("NATIVE_API_CHILD").is_none() {
         return;
     }
-    let hang = std::env::var("FAKE_CUDA_MODE").unwrap() == "hang";
+    let mode = std::env::var("FAKE_CUDA_MODE").unwrap();
+    let hang = mode == "hang";
     let target = Target::linux_cuda(false);
     let cuda = Subject::Accelerator(Accelerator::Cuda);
+    if mode == "cwd" {
+        for helper in [None, Some(BIN.into())] {
+            let r = probe(&target, &Options { timeout_ms: 2000, helper });
+            let change = r.change(cuda).unwrap();
+            assert_eq!((change.action, change.reason), (ChangeAction::Dropped, NativeReason::DriverNotFound), "{r:?}");
+            assert_eq!(r.probe.ignored_loader_path, [""]);
+            if r.probe.isolation == Isolation::Thread {
+                let message = &r.probe.checks[0].message;
+                assert!(message.contains("found in the working directory through an empty entry"), "{message}");
+            }
+        }
+        return;
+    }
     let threads = probe(&target, &Options { timeout_ms: 400, helper: None });
     let helper = probe(&target, &Options { timeout_ms: 400, helper: Some(BIN.into()) });
     assert_eq!(threads.probe.isolation, Isolation::Thread);
@@ -477,8 +632,267 @@ fn rust_api_child() {
     assert_eq!(decisions(&threads), decisions(&helper));
     assert_eq!(
         to_json(&threads.changes),
-        to_json(&helper.changes).replace("its process was killed", "its thread was abandoned")
+        to_json(&helper.changes).replace("its process group was killed", "its thread was abandoned")
     );
+}
+
+#[test]
+fn a_library_that_loads_but_cannot_answer_is_unusable() {
+    let s = stand_ins();
+    let target = json!({"os": "linux", "arch": "x86_64", "accelerator": "cuda", "features": ["cuBLAS"]});
+    // Loads (it is a shared object) but has no entry point to answer with.
+    let r = probe_target(target.clone(), &[&s.hollow, &s.driver_only], &[]);
+    assert_eq!(decided(&r, "feature", "cuBLAS"), pair("dropped", "library-unusable"), "{r:#}");
+    let cublas = check(&r, "cuBLAS");
+    assert!(cublas["message"].as_str().unwrap().contains("the library has no `cublasGetProperty`"), "{cublas}");
+    assert_eq!(cublas["library"], real(&s.hollow.join("libcublas.so.12")));
+    // Answers its first call with an error: the library's own status.
+    let r = probe_target(target, &[&s.ok], &[("FAKE_CUBLAS_MODE", "fail")]);
+    assert_eq!(decided(&r, "feature", "cuBLAS"), pair("dropped", "library-unusable"));
+    assert!(check(&r, "cuBLAS")["message"].as_str().unwrap().contains("cublasGetProperty, with status 1"), "{r:#}");
+}
+
+#[test]
+fn cudnn_9_is_kept_only_with_its_sub_library_and_names_it_when_missing() {
+    let s = stand_ins();
+    let target = json!({"os": "linux", "arch": "x86_64", "accelerator": "cuda", "features": ["cuDNN"]});
+    // The shim alone: its first call would abort; the probe names the missing part instead.
+    let r = probe_target(target.clone(), &[&s.shim_only, &s.driver_only], &[]);
+    assert_eq!(decided(&r, "feature", "cuDNN"), pair("dropped", "library-unusable"), "{r:#}");
+    let message = check(&r, "cuDNN")["message"].as_str().unwrap();
+    assert!(message.contains("libcudnn_graph.so.9: cannot open shared object file"), "{message}");
+    assert!(check(&r, "cuDNN")["signal"].is_null(), "no abort: {message}");
+    // With it: its version and the CUDA it was built for.
+    let r = probe_target(target, &[&s.ok], &[]);
+    assert_eq!(decided(&r, "feature", "cuDNN"), pair("kept", "library-available"));
+    let cudnn = check(&r, "cuDNN");
+    assert_eq!((&cudnn["libraryVersion"], &cudnn["cudaMajor"]), (&json!("9.28.0"), &json!(12)), "{cudnn}");
+}
+
+#[test]
+fn a_library_built_for_a_newer_cuda_than_the_driver_is_passed_over() {
+    let s = stand_ins();
+    let target =
+        json!({"os": "linux", "arch": "x86_64", "accelerator": "cuda", "features": ["cuBLAS", "cuFFT", "cuDNN"]});
+    // Only CUDA 13 libraries behind a 12.2 driver.
+    let r = probe_target(target.clone(), &[&s.cu13, &s.driver_only], &[("FAKE_CUDA_VERSION", "12020")]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("kept", "device-available"));
+    for (feature, file) in [("cuBLAS", "libcublas.so.13"), ("cuFFT", "libcufft.so.12"), ("cuDNN", "libcudnn.so.9")] {
+        assert_eq!(decided(&r, "feature", feature), pair("dropped", "driver-too-old"), "{feature}: {r:#}");
+        let message = check(&r, feature)["message"].as_str().unwrap();
+        let want = format!("{file} needs a CUDA 13 driver");
+        assert!(message.contains(&want) && message.contains("this driver is 12.2"), "{feature}: {message}");
+        assert_eq!(check(&r, feature)["cudaMajor"], 13, "{feature}");
+    }
+    // CUDA 13 and CUDA 12 libraries side by side: the newest the driver runs.
+    let r = probe_target(target.clone(), &[&s.cu13, &s.ok], &[("FAKE_CUDA_VERSION", "12020")]);
+    assert_eq!(decided(&r, "feature", "cuBLAS"), pair("kept", "library-available"));
+    assert_eq!(check(&r, "cuBLAS")["library"], real(&s.ok.join("libcublas.so.12")));
+    assert!(check(&r, "cuBLAS")["message"].as_str().unwrap().contains("passed over: libcublas.so.13 needs a CUDA 13"));
+    assert_eq!(check(&r, "cuFFT")["library"], real(&s.ok.join("libcufft.so.11")));
+    // A CUDA 13 driver runs them.
+    let r = probe_target(target, &[&s.cu13, &s.ok], &[("FAKE_CUDA_VERSION", "13000")]);
+    assert_eq!(check(&r, "cuBLAS")["library"], real(&s.cu13.join("libcublas.so.13")));
+    assert_eq!(check(&r, "cuDNN")["cudaMajor"], 13);
+    assert_eq!(r["effective"], r["declared"]);
+}
+
+#[test]
+fn the_toolkit_stub_and_unnamed_codes_are_named() {
+    let s = stand_ins();
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "stub")]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "driver-not-found"));
+    let message = check(&r, "cuda")["message"].as_str().unwrap();
+    assert!(message.contains("the CUDA toolkit's stub library, not a driver"), "{message}");
+    assert!(message.contains("CUDA_ERROR_STUB_LIBRARY"), "{message}");
+    assert!(check(&r, "cuda")["driverVersion"].is_null(), "the stub answers no version");
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "unknown-code")]);
+    assert!(check(&r, "cuda")["message"].as_str().unwrap().ends_with("failed with CUresult 4242"), "{r:#}");
+}
+
+#[test]
+fn a_library_only_a_python_environment_holds_is_named_not_loaded() {
+    let s = stand_ins();
+    let venv = s.root.join("venv");
+    let site = venv.join("lib/python3.11/site-packages");
+    for dir in ["nvidia/cublas/lib", "torch/lib"] {
+        std::fs::create_dir_all(site.join(dir)).unwrap();
+    }
+    std::fs::copy(s.ok.join("libcublas.so.12"), site.join("nvidia/cublas/lib/libcublas.so.12")).unwrap();
+    std::fs::copy(s.libtorch.join("lib/libtorch.so"), site.join("torch/lib/libtorch.so")).unwrap();
+    let venv = venv.to_str().unwrap();
+    let target = json!({"os": "linux", "arch": "x86_64", "accelerator": "cuda", "features": ["cuBLAS", "libTorch"]});
+    let r = probe_target(target.clone(), &[&s.driver_only], &[("VIRTUAL_ENV", venv)]);
+    assert_eq!(decided(&r, "feature", "cuBLAS"), pair("dropped", "library-not-found"));
+    let message = check(&r, "cuBLAS")["message"].as_str().unwrap();
+    let file = site.join("nvidia/cublas/lib/libcublas.so.12");
+    assert!(message.contains(&format!("libcublas.so.12 is in a Python environment ({})", file.display())), "{message}");
+    assert!(message.contains("not on the loader's path"), "{message}");
+    assert!(check(&r, "libTorch")["message"].as_str().unwrap().contains("LIBTORCH_USE_PYTORCH=1"), "{r:#}");
+    // As tch does: LIBTORCH_USE_PYTORCH takes PyTorch's libtorch.
+    let r = probe_target(target, &[&s.driver_only], &[("VIRTUAL_ENV", venv), ("LIBTORCH_USE_PYTORCH", "1")]);
+    assert_eq!(decided(&r, "feature", "libTorch"), pair("kept", "library-available"));
+    assert_eq!(check(&r, "libTorch")["library"], real(&site.join("torch/lib/libtorch.so")));
+    assert_eq!(check(&r, "libTorch")["libraryVersion"], "2.15");
+}
+
+/// The pids a `daemon` or `fork-hang` stand-in wrote: its own, then the
+/// check's process (its parent).
+fn pids_in(file: &Path) -> (i32, i32) {
+    let start = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let numbers: Vec<i32> = text.split_whitespace().filter_map(|n| n.parse().ok()).collect();
+        if text.ends_with('\n') && numbers.len() == 2 {
+            return (numbers[0], numbers[1]);
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "no pids in {}", file.display());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Whether `pid` is a live process (not gone, not a zombie), waiting up to
+/// a second for it to go.
+fn alive(pid: i32) -> bool {
+    let start = Instant::now();
+    loop {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()).unwrap_or("");
+        if state.is_empty() || state == "Z" || state == "X" {
+            return false;
+        }
+        if start.elapsed() > Duration::from_secs(1) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn no_process_outlives_the_probe() {
+    let s = stand_ins();
+    // A driver that forks a process and answers: the fork is ended with the check.
+    let file = s.root.join("daemon.pid");
+    let _ = std::fs::remove_file(&file);
+    let env = [("FAKE_CUDA_MODE", "daemon"), ("FAKE_CUDA_PIDFILE", file.to_str().unwrap())];
+    let run = command(&["probe", "linuxCuda"], &[&s.ok], &env, "");
+    assert_eq!(decided(&run.json, "accelerator", "cuda"), pair("kept", "device-available"));
+    assert!(run.wall < Duration::from_secs(2), "waited for the fork: {:?}", run.wall);
+    let (fork, check) = pids_in(&file);
+    assert!(!alive(fork) && !alive(check), "left behind: fork {fork} ({}), check {check}", alive(fork));
+    // A driver that forks and hangs: both ended at the deadline.
+    let file = s.root.join("fork-hang.pid");
+    let _ = std::fs::remove_file(&file);
+    let env = [("FAKE_CUDA_MODE", "fork-hang"), ("FAKE_CUDA_PIDFILE", file.to_str().unwrap())];
+    let run = command(&["probe", "linuxCuda", "--timeout-ms", "300"], &[&s.ok], &env, "");
+    assert_eq!(decided(&run.json, "accelerator", "cuda"), pair("dropped", "timeout"));
+    let (fork, check) = pids_in(&file);
+    assert!(!alive(fork) && !alive(check), "left behind at the deadline");
+}
+
+/// Starts `probe linuxCuda` with a driver that forks and hangs, waits for
+/// the fork, ends the probe with `signal`, and answers the fork's and the
+/// check's pids.
+fn probe_ended_by(signal: i32, name: &str) -> (i32, i32) {
+    let s = stand_ins();
+    let file = s.root.join(format!("ended-{name}.pid"));
+    let _ = std::fs::remove_file(&file);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["probe", "linuxCuda", "--timeout-ms", "20000"])
+        .env("LD_LIBRARY_PATH", &s.ok)
+        .env("FAKE_CUDA_MODE", "fork-hang")
+        .env("FAKE_CUDA_PIDFILE", &file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let pids = pids_in(&file);
+    // SAFETY: signals a child this test started.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let status = child.wait().unwrap();
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(signal), "{status}");
+    pids
+}
+
+#[test]
+fn ending_the_probe_ends_its_checks() {
+    // SIGTERM (`kill PID`, Node's `child.kill()`), SIGINT and SIGHUP: the
+    // check's whole process group goes with the probe.
+    for (signal, name) in [(libc::SIGTERM, "SIGTERM"), (libc::SIGINT, "SIGINT"), (libc::SIGHUP, "SIGHUP")] {
+        let (fork, check) = probe_ended_by(signal, name);
+        assert!(!alive(check), "{name}: the check {check} outlived the probe");
+        assert!(!alive(fork), "{name}: the driver's fork {fork} outlived the probe");
+    }
+    // SIGKILL cannot be caught: the check dies with its parent (Linux's
+    // parent-death signal); what the driver forked is the one documented gap.
+    let (fork, check) = probe_ended_by(libc::SIGKILL, "SIGKILL");
+    assert!(!alive(check), "SIGKILL: the check {check} outlived the probe");
+    // SAFETY: ends the orphan this case leaves.
+    unsafe { libc::kill(fork, libc::SIGKILL) };
+}
+
+#[test]
+fn what_a_library_prints_is_never_taken_for_the_answer() {
+    let s = stand_ins();
+    // A forged answer on stdout and stderr, then the real failure.
+    for _ in 0..5 {
+        let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "forge")]);
+        assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "no-device"), "{r:#}");
+        assert!(!r.to_string().contains("H100"));
+    }
+    // A forged answer, then the process exits: no answer at all.
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "forge-exit")]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "check-crashed"), "{r:#}");
+    assert!(check(&r, "cuda")["message"].as_str().unwrap().contains("without an answer"));
+    // Honest chatter (constructor and destructor output, 16 MiB of it) and a
+    // destructor that hangs after the answer: the answer, every time, at once.
+    for mode in ["stdio", "chatter:16777216", "destructor-hang"] {
+        for _ in 0..5 {
+            let run =
+                command(&["probe", "linuxCuda", "--timeout-ms", "3000"], &[&s.ok], &[("FAKE_CUDA_MODE", mode)], "");
+            assert_eq!(decided(&run.json, "accelerator", "cuda"), pair("kept", "device-available"), "{mode}");
+            assert!(run.wall < Duration::from_millis(2500), "{mode}: {:?}", run.wall);
+        }
+    }
+    // A library that exits inside its call: no answer.
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "exit")]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "check-crashed"));
+}
+
+#[test]
+fn every_value_a_driver_returns_is_bounded_and_checked() {
+    let s = stand_ins();
+    // 100,000 devices: counted, 64 listed, at once.
+    let run = command(&["probe", "linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "devices:100000")], "");
+    let cuda = check(&run.json, "cuda");
+    assert_eq!(cuda["devices"].as_array().unwrap().len(), 64);
+    assert!(cuda["message"].as_str().unwrap().starts_with("100000 CUDA devices (the first 64 listed)"));
+    assert!(run.wall < Duration::from_secs(2), "{:?}", run.wall);
+    // A count of -1 is not a count.
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "count:-1")]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "driver-init-failed"));
+    assert!(check(&r, "cuda")["message"].as_str().unwrap().contains("-1, which is not a count"));
+    // A name that fills its buffer without a NUL is read within the buffer.
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "long-name")]);
+    assert_eq!(check(&r, "cuda")["devices"][0]["name"], "A".repeat(256));
+    // Memory beyond 2^53 and a compute capability of -5.-5 are not reported.
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "wild-values")]);
+    let device = &check(&r, "cuda")["devices"][0];
+    assert_eq!(device, &json!({"index": 0, "name": "Fake GPU 0"}), "{r:#}");
+    // A 1 MiB error name is cut.
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "long-error")]);
+    let message = check(&r, "cuda")["message"].as_str().unwrap();
+    assert!(message.len() < 400 && message.contains(&"E".repeat(256)), "{} bytes", message.len());
+    assert!(r.to_string().len() < 4096);
+}
+
+#[test]
+fn a_check_that_ends_near_the_deadline_is_answered_or_timed_out_never_crashed() {
+    let s = stand_ins();
+    for timeout in [1, 2, 3, 5, 8, 13, 21, 34] {
+        let r = probe(&["linuxCuda", "--timeout-ms", &timeout.to_string()], &[&s.ok], &[]);
+        let (_, reason) = decided(&r, "accelerator", "cuda");
+        assert!(reason == "device-available" || reason == "timeout", "--timeout-ms {timeout}: {r:#}");
+    }
 }
 
 /// Checks `value` against a schema of the committed definitions: `$ref`,

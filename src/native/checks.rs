@@ -4,6 +4,8 @@
 
 use std::time::Instant;
 
+use super::cuda::CudaVersion;
+use super::load::LoaderPath;
 use crate::host::{ChangeAction, CheckReport, NativeChange, NativeCheck, NativeReason, Subject};
 use crate::target::Target;
 use crate::vocab::{Accelerator, BuildFeature};
@@ -193,18 +195,38 @@ pub(crate) fn loads_nothing(check: NativeCheck) -> bool {
     check == NativeCheck::Metal && !cfg!(target_os = "macos")
 }
 
+/// What a check needs to know besides its name: where the loader may
+/// search, and the CUDA driver's version (for the CUDA libraries, which
+/// must be built for a CUDA major it supports).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Context {
+    pub search: LoaderPath,
+    pub driver: Option<CudaVersion>,
+}
+
+impl Context {
+    /// The context of the checks that wait for the accelerator's: the CUDA
+    /// driver's version as its check read it.
+    pub fn after(&self, first: &[CheckReport]) -> Self {
+        let driver =
+            report_of(first, NativeCheck::Cuda).and_then(|r| r.driver_version.as_deref()).and_then(CudaVersion::parse);
+        Self { search: self.search.clone(), driver }
+    }
+}
+
 /// Runs one check in this process, timed.
-pub(crate) fn run(check: NativeCheck) -> CheckReport {
+pub(crate) fn run(check: NativeCheck, context: &Context) -> CheckReport {
     let start = Instant::now();
+    let search = &context.search;
     let mut report = match check {
-        NativeCheck::Cuda => super::cuda::check(),
+        NativeCheck::Cuda => super::cuda::check(search),
         NativeCheck::CuBlas | NativeCheck::CuFft | NativeCheck::CuDnn | NativeCheck::LibTorch => {
-            super::runtimes::library(check)
+            super::libraries::check(check, context.driver, search)
         }
-        NativeCheck::Rocm => super::runtimes::rocm(),
+        NativeCheck::Rocm => super::runtimes::rocm(search),
         NativeCheck::Metal => super::metal::check(),
-        NativeCheck::Tpu => super::runtimes::tpu(),
-        NativeCheck::Neuron => super::runtimes::neuron(),
+        NativeCheck::Tpu => super::runtimes::tpu(search),
+        NativeCheck::Neuron => super::runtimes::neuron(search),
     };
     report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
     report

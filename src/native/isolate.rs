@@ -1,21 +1,41 @@
-//! Where checks run, so that a hung or crashing vendor library cannot take
-//! the caller down: each in a child process of a helper executable (the
-//! command itself, `HELPER_COMMAND <check>`), killed at the deadline; or, for
-//! a Rust caller without a helper, each on a thread, abandoned at the
-//! deadline (a crash there is the caller's crash). Either way the probe
-//! answers by the deadline.
+//! Where checks run, so that a vendor library cannot take the caller down
+//! nor forge or garble the answer: each in a child process of a helper
+//! executable (the command itself, `HELPER_COMMAND <check>`); or, for a Rust
+//! caller without a helper, each on a thread, abandoned at the deadline (a
+//! crash there is the caller's crash). Either way the probe answers by the
+//! deadline.
+//!
+//! A check's process (Unix):
+//! - answers on a channel of its own, file descriptor `ANSWER_FD` (a pipe),
+//!   not stdout: what a library prints (stdout and stderr go to
+//!   `/dev/null`) can neither pass for the answer nor hide it, and the
+//!   parent reads only the new bytes, at most `MAX_ANSWER_BYTES`;
+//! - exits at once after its answer (`_exit`: no library destructor runs);
+//! - runs in its own process group, killed as a group once it has
+//!   answered, at the deadline, or when the probe is ended by `SIGTERM`,
+//!   `SIGINT` or `SIGHUP`; on Linux it is killed when the probe dies
+//!   (`PR_SET_PDEATHSIG`);
+//! - starts in `/`, with `LD_LIBRARY_PATH` stripped of its empty and
+//!   relative entries (`LoaderPath`): nothing is loaded from the caller's
+//!   working directory.
+//!
+//! What is left: a process a library moves out of the group (`setsid`) is
+//! not killed, and one it forks lives on if the probe itself is killed with
+//! `SIGKILL` (which nothing can catch) while the check runs.
 
-use std::io::Read;
-use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use super::HELPER_COMMAND;
-use super::checks::run;
+use super::checks::{Context, run};
 use crate::host::{CheckReport, NativeCheck, NativeReason};
-use crate::json::from_json;
+
+/// The file descriptor a check's process writes its answer to.
+#[cfg(unix)]
+pub const ANSWER_FD: i32 = 3;
+
+/// The most bytes an answer may take (a report with 64 devices is a few KiB).
+const MAX_ANSWER_BYTES: usize = 1 << 20;
 
 fn timed_out(check: NativeCheck, timeout_ms: u32, what: &str) -> CheckReport {
     CheckReport::new(
@@ -29,167 +49,413 @@ fn crashed(check: NativeCheck, message: String) -> CheckReport {
     CheckReport::new(check, NativeReason::CheckCrashed, message)
 }
 
-struct Running {
-    check: NativeCheck,
-    child: Child,
-    /// The child's stdout, chunk by chunk, until it closes.
-    output: mpsc::Receiver<Vec<u8>>,
+/// The report on the first line of `bytes`, once that line is complete:
+/// `Some(Err)` when it is not this check's report.
+fn answer_in(bytes: &[u8], check: NativeCheck) -> Option<Result<CheckReport, String>> {
+    let end = bytes.iter().position(|&b| b == b'\n')?;
+    let parsed = std::str::from_utf8(&bytes[..end])
+        .ok()
+        .and_then(|line| crate::json::from_json::<CheckReport>(line).ok())
+        .filter(|report| report.check == check);
+    Some(parsed.ok_or_else(|| format!("the {check} check's process answered something that is not its report")))
 }
 
-/// Runs `checks` in child processes of `helper`, all at once, until `deadline`.
+#[cfg(unix)]
+pub(crate) use unix::in_processes;
+
+#[cfg(unix)]
+mod unix {
+    use std::fs::File;
+    use std::io::{ErrorKind, Read};
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::path::Path;
+    use std::process::{Child, Command, ExitStatus, Stdio};
+    use std::sync::atomic::{AtomicI32, Ordering};
+    use std::time::{Duration, Instant};
+
+    use super::super::HELPER_COMMAND;
+    use super::super::checks::Context;
+    use super::super::load::LOADER_PATH_VARIABLE;
+    use super::{ANSWER_FD, MAX_ANSWER_BYTES, answer_in, crashed, timed_out};
+    use crate::host::{CheckReport, NativeCheck};
+
+    /// One check's process while it runs.
+    struct Running {
+        check: NativeCheck,
+        child: Child,
+        /// The answer channel's read end; `None` once it closed.
+        answer: Option<File>,
+        bytes: Vec<u8>,
+        /// The slot of its group in `GROUPS`.
+        slot: Option<usize>,
+    }
+
+    /// Runs `checks` in child processes of `helper`, all at once, until `deadline`.
+    pub(crate) fn in_processes(
+        helper: &Path,
+        checks: &[NativeCheck],
+        context: &Context,
+        deadline: Instant,
+        timeout_ms: u32,
+    ) -> Vec<CheckReport> {
+        let start = Instant::now();
+        kill_groups_on_termination();
+        let mut reports: Vec<Option<CheckReport>> = vec![None; checks.len()];
+        let mut running: Vec<(usize, Running)> = Vec::new();
+        for (index, &check) in checks.iter().enumerate() {
+            match spawn(helper, check, context) {
+                Ok(process) => running.push((index, process)),
+                Err(message) => reports[index] = Some(crashed(check, message)),
+            }
+        }
+        while !running.is_empty() {
+            wait_for_news(&running, deadline);
+            let now = Instant::now();
+            let mut still = Vec::new();
+            for (index, mut process) in running {
+                match step(&mut process, now >= deadline, timeout_ms) {
+                    Some(mut report) => {
+                        end(process);
+                        report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+                        reports[index] = Some(report);
+                    }
+                    None => still.push((index, process)),
+                }
+            }
+            running = still;
+        }
+        reports
+            .into_iter()
+            .zip(checks)
+            .map(|(report, &check)| report.unwrap_or_else(|| timed_out(check, timeout_ms, "not run")))
+            .collect()
+    }
+
+    fn spawn(helper: &Path, check: NativeCheck, context: &Context) -> Result<Running, String> {
+        let cannot = |what: &str, error: std::io::Error| format!("the {check} check could not start ({what}: {error})");
+        let (read, write) = pipe().map_err(|e| cannot("a pipe", e))?;
+        let mut command = Command::new(helper);
+        command.arg(HELPER_COMMAND).arg(check.as_str());
+        if let Some(driver) = context.driver {
+            command.arg("--driver-version").arg(driver.to_string());
+        }
+        command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+        command.current_dir("/").process_group(0);
+        match context.search.value() {
+            Some(value) => command.env(LOADER_PATH_VARIABLE, value),
+            None => command.env_remove(LOADER_PATH_VARIABLE),
+        };
+        let write_fd = write.as_raw_fd();
+        // SAFETY: getpid is async-signal-safe.
+        let parent = unsafe { libc::getpid() };
+        // SAFETY: the closure runs in the forked child before exec and calls
+        // only async-signal-safe functions (fcntl, dup2, prctl, getppid); it
+        // allocates nothing and takes no lock.
+        unsafe { command.pre_exec(move || child_setup(write_fd, parent)) };
+        let child = command.spawn().map_err(|e| cannot(&helper.display().to_string(), e))?;
+        // The child holds the write end now; the parent's copy must close, or
+        // the channel never reports its end.
+        drop(write);
+        let slot = register(child.id() as i32);
+        Ok(Running { check, child, answer: Some(File::from(read)), bytes: Vec::new(), slot })
+    }
+
+    /// In the child, between fork and exec: the answer channel on
+    /// `ANSWER_FD` (without close-on-exec), and death with the parent.
+    fn child_setup(write_fd: RawFd, parent: libc::pid_t) -> std::io::Result<()> {
+        // SAFETY: plain system calls on descriptors this process holds.
+        let status = unsafe {
+            if write_fd == ANSWER_FD {
+                libc::fcntl(ANSWER_FD, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(write_fd, ANSWER_FD)
+            }
+        };
+        if status < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number.
+            if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died before the request took effect.
+            // SAFETY: getppid has no preconditions.
+            if unsafe { libc::getppid() } != parent {
+                return Err(std::io::Error::from(ErrorKind::Interrupted));
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = parent;
+        Ok(())
+    }
+
+    /// A pipe whose two ends close on exec (the child gets its write end as
+    /// `ANSWER_FD` by `dup2`, which clears the flag on the copy only).
+    fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: pipe writes two descriptors into the array.
+        if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: both descriptors were just created and are owned here.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        for fd in [&read, &write] {
+            // SAFETY: fcntl on a descriptor this process owns.
+            unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) };
+        }
+        // The parent never blocks on a read.
+        // SAFETY: as above.
+        unsafe { libc::fcntl(read.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
+        Ok((read, write))
+    }
+
+    /// Sleeps until an answer channel has news, or a short while (a process
+    /// can end without closing a channel that a process it started still
+    /// holds), or the deadline.
+    fn wait_for_news(running: &[(usize, Running)], deadline: Instant) {
+        let mut fds: Vec<libc::pollfd> = running
+            .iter()
+            .filter_map(|(_, p)| p.answer.as_ref())
+            .map(|file| libc::pollfd { fd: file.as_raw_fd(), events: libc::POLLIN, revents: 0 })
+            .collect();
+        let left = deadline.saturating_duration_since(Instant::now());
+        let wait = left.min(Duration::from_millis(if fds.is_empty() { 2 } else { 20 }));
+        let ms = wait.as_millis().max(u128::from(!left.is_zero())) as libc::c_int;
+        // SAFETY: `fds` is a valid array of its length.
+        unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+    }
+
+    /// Reads what is new on the channel, without blocking; `Some` with the
+    /// report once there is an outcome.
+    fn step(process: &mut Running, past_deadline: bool, timeout_ms: u32) -> Option<CheckReport> {
+        let check = process.check;
+        if let Some(outcome) = read_new(process) {
+            return Some(outcome.unwrap_or_else(|message| crashed(check, message)));
+        }
+        match process.child.try_wait() {
+            Ok(Some(status)) => {
+                // Exited: what it wrote before it ended is all in the pipe.
+                if let Some(outcome) = read_new(process) {
+                    return Some(outcome.unwrap_or_else(|message| crashed(check, message)));
+                }
+                Some(exited_without_answer(check, status))
+            }
+            Ok(None) if past_deadline => Some(timed_out(check, timeout_ms, "its process group was killed")),
+            Ok(None) => None,
+            Err(error) => Some(crashed(check, format!("waiting for the {check} check failed: {error}"))),
+        }
+    }
+
+    /// The new bytes on the channel: `Some` once the answer's line is
+    /// complete (or too long); `None` while it is not.
+    fn read_new(process: &mut Running) -> Option<Result<CheckReport, String>> {
+        let check = process.check;
+        let file = process.answer.as_mut()?;
+        let mut chunk = [0u8; 16 * 1024];
+        loop {
+            match file.read(&mut chunk) {
+                Ok(0) => {
+                    process.answer = None;
+                    break;
+                }
+                Ok(n) => {
+                    let seen = process.bytes.len();
+                    process.bytes.extend_from_slice(&chunk[..n]);
+                    // Only the new bytes are searched for the line's end.
+                    if process.bytes[seen..].contains(&b'\n') {
+                        return answer_in(&process.bytes, check);
+                    }
+                    if process.bytes.len() > MAX_ANSWER_BYTES {
+                        return Some(Err(format!(
+                            "the {check} check's process answered more than {MAX_ANSWER_BYTES} bytes without ending its line"
+                        )));
+                    }
+                }
+                Err(error) if error.kind() == ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        None
+    }
+
+    fn exited_without_answer(check: NativeCheck, status: ExitStatus) -> CheckReport {
+        match status.signal() {
+            Some(signal) => {
+                let mut report = crashed(
+                    check,
+                    format!("the {check} check's process was killed by signal {signal} ({})", signal_name(signal)),
+                );
+                report.signal = Some(signal);
+                report
+            }
+            None => crashed(check, format!("the {check} check's process exited ({status}) without an answer")),
+        }
+    }
+
+    /// Ends a check's process group (what it started with it) and reaps it
+    /// without blocking the probe: a process stuck in the kernel dies only
+    /// when it leaves it.
+    fn end(mut process: Running) {
+        let group = process.child.id() as libc::pid_t;
+        // SAFETY: kill with a negative pid signals the group this probe
+        // created for the check; its id is not reused while its leader is
+        // unreaped or any member lives (once all are gone, ESRCH).
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+        if let Some(slot) = process.slot {
+            GROUPS[slot].store(0, Ordering::SeqCst);
+        }
+        if matches!(process.child.try_wait(), Ok(Some(_))) {
+            return;
+        }
+        let mut child = process.child;
+        let reaper = std::thread::Builder::new().name("probe-reaper".into()).spawn(move || {
+            let _ = child.wait();
+        });
+        // Without a thread (a pids limit), the zombie waits for this process's end.
+        drop(reaper);
+    }
+
+    /// The groups of the running checks, for the termination handler.
+    static GROUPS: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
+
+    fn register(group: i32) -> Option<usize> {
+        (0..GROUPS.len())
+            .find(|&slot| GROUPS[slot].compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst).is_ok())
+    }
+
+    extern "C" fn on_termination(signal: libc::c_int) {
+        for group in &GROUPS {
+            let group = group.load(Ordering::SeqCst);
+            if group > 0 {
+                // SAFETY: kill is async-signal-safe.
+                unsafe { libc::kill(-group, libc::SIGKILL) };
+            }
+        }
+        // The handler was reset to the default (SA_RESETHAND): the signal,
+        // blocked while this runs, ends the process as it would have.
+        // SAFETY: raise is async-signal-safe.
+        unsafe { libc::raise(signal) };
+    }
+
+    /// Where `SIGTERM`, `SIGINT` and `SIGHUP` would end this process with
+    /// their default action (nobody handles them), ends the running checks'
+    /// groups first. Installed once; a handler the program has is left alone.
+    fn kill_groups_on_termination() {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+                // SAFETY: sigaction reads and writes plain structs; the
+                // handler calls only async-signal-safe functions.
+                unsafe {
+                    let mut old: libc::sigaction = std::mem::zeroed();
+                    if libc::sigaction(signal, std::ptr::null(), &mut old) != 0 || old.sa_sigaction != libc::SIG_DFL {
+                        continue;
+                    }
+                    let mut new: libc::sigaction = std::mem::zeroed();
+                    new.sa_sigaction = on_termination as extern "C" fn(libc::c_int) as usize;
+                    new.sa_flags = libc::SA_RESETHAND;
+                    libc::sigemptyset(&mut new.sa_mask);
+                    libc::sigaction(signal, &new, std::ptr::null_mut());
+                }
+            }
+        });
+    }
+
+    /// `SIGSEGV` for 11, from the platform's own numbering.
+    pub(crate) fn signal_name(signal: i32) -> &'static str {
+        const NAMES: &[(i32, &str)] = &[
+            (libc::SIGSEGV, "SIGSEGV"),
+            (libc::SIGABRT, "SIGABRT"),
+            (libc::SIGBUS, "SIGBUS"),
+            (libc::SIGILL, "SIGILL"),
+            (libc::SIGFPE, "SIGFPE"),
+            (libc::SIGKILL, "SIGKILL"),
+            (libc::SIGTERM, "SIGTERM"),
+            (libc::SIGTRAP, "SIGTRAP"),
+            (libc::SIGSYS, "SIGSYS"),
+            (libc::SIGPIPE, "SIGPIPE"),
+            (libc::SIGINT, "SIGINT"),
+            (libc::SIGHUP, "SIGHUP"),
+            (libc::SIGQUIT, "SIGQUIT"),
+        ];
+        NAMES.iter().find(|(n, _)| *n == signal).map_or("another signal", |(_, name)| name)
+    }
+}
+
+/// Elsewhere (Windows): each check in a child process that answers on its
+/// stdout, read with the same bound; a hang is killed at the deadline.
+#[cfg(not(unix))]
 pub(crate) fn in_processes(
-    helper: &Path,
+    helper: &std::path::Path,
     checks: &[NativeCheck],
+    context: &Context,
     deadline: Instant,
     timeout_ms: u32,
 ) -> Vec<CheckReport> {
-    let start = Instant::now();
-    let mut reports: Vec<Option<CheckReport>> = vec![None; checks.len()];
-    let mut running: Vec<(usize, Running)> = Vec::new();
-    for (index, &check) in checks.iter().enumerate() {
-        match spawn(helper, check) {
-            Ok(process) => running.push((index, process)),
-            Err(message) => reports[index] = Some(crashed(check, message)),
-        }
-    }
-    while !running.is_empty() {
-        let now = Instant::now();
-        let mut still = Vec::new();
-        for (index, mut process) in running {
-            let report = match process.child.try_wait() {
-                Ok(Some(status)) => Some(finished(process, status, deadline)),
-                Ok(None) if now >= deadline => {
-                    // Killed and reaped: a hang leaves no process behind.
-                    let _ = process.child.kill();
-                    let _ = process.child.wait();
-                    Some(timed_out(process.check, timeout_ms, "its process was killed"))
-                }
-                Ok(None) => {
-                    still.push((index, process));
-                    None
-                }
-                Err(error) => {
-                    Some(crashed(process.check, format!("waiting for the {} check failed: {error}", process.check)))
-                }
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    checks
+        .iter()
+        .map(|&check| {
+            let mut command = Command::new(helper);
+            command.arg(super::HELPER_COMMAND).arg(check.as_str());
+            if let Some(driver) = context.driver {
+                command.arg("--driver-version").arg(driver.to_string());
+            }
+            command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).current_dir("\\");
+            let mut child = match command.spawn() {
+                Ok(child) => child,
+                Err(error) => return crashed(check, format!("the {check} check could not start: {error}")),
             };
-            if let Some(mut report) = report {
-                report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
-                reports[index] = Some(report);
+            let mut stdout = child.stdout.take();
+            let (sender, receiver) = mpsc::channel();
+            let reader = thread::Builder::new().spawn(move || {
+                let mut bytes = Vec::new();
+                if let Some(out) = stdout.as_mut() {
+                    let _ = out.take(MAX_ANSWER_BYTES as u64).read_to_end(&mut bytes);
+                }
+                let _ = sender.send(bytes);
+            });
+            if reader.is_err() {
+                let _ = child.kill();
+                return crashed(check, format!("the {check} check's reader thread did not start"));
             }
-        }
-        running = still;
-        if !running.is_empty() {
-            thread::sleep(Duration::from_millis(2).min(deadline.saturating_duration_since(Instant::now())));
-        }
-    }
-    reports.into_iter().zip(checks).map(|(r, &c)| r.unwrap_or_else(|| timed_out(c, timeout_ms, "not run"))).collect()
-}
-
-fn spawn(helper: &Path, check: NativeCheck) -> Result<Running, String> {
-    let mut child = Command::new(helper)
-        .arg(HELPER_COMMAND)
-        .arg(check.as_str())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("the {check} check could not start {}: {e}", helper.display()))?;
-    let mut stdout = child.stdout.take().ok_or("no pipe from the check process")?;
-    let (sender, output) = mpsc::channel();
-    thread::spawn(move || {
-        let mut buffer = [0u8; 4096];
-        while let Ok(n @ 1..) = stdout.read(&mut buffer) {
-            if sender.send(buffer[..n].to_vec()).is_err() {
-                break;
+            match receiver.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(bytes) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    match answer_in(&bytes, check) {
+                        Some(Ok(report)) => report,
+                        Some(Err(message)) => crashed(check, message),
+                        None => crashed(check, format!("the {check} check's process ended without an answer")),
+                    }
+                }
+                Err(_) => {
+                    let _ = child.kill();
+                    timed_out(check, timeout_ms, "its process was killed")
+                }
             }
-        }
-    });
-    Ok(Running { check, child, output })
-}
-
-/// The answer of a process that ended: its last line, or why there is none.
-fn finished(process: Running, status: ExitStatus, deadline: Instant) -> CheckReport {
-    let check = process.check;
-    if let Some(signal) = signal_of(status) {
-        let mut report = crashed(
-            check,
-            format!("the {check} check's process was killed by signal {signal} ({})", signal_name(signal)),
-        );
-        report.signal = Some(signal);
-        return report;
-    }
-    // Read until the answer is complete or the pipe closes; not until the
-    // pipe closes only, which a process the check started (a driver's
-    // daemon) may hold open. Bounded by the deadline either way.
-    let mut bytes = Vec::new();
-    let answer = loop {
-        if let Some(report) = answer(&bytes, check) {
-            break Some(report);
-        }
-        match process.output.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(chunk) => bytes.extend(chunk),
-            Err(_) => break None,
-        }
-    };
-    match answer {
-        Some(report) if status.success() => report,
-        _ => crashed(check, format!("the {check} check's process exited ({status}) without an answer")),
-    }
-}
-
-/// The check's report, once its line is complete: the last line (a vendor
-/// library may print too).
-fn answer(bytes: &[u8], check: NativeCheck) -> Option<CheckReport> {
-    let text = String::from_utf8_lossy(bytes);
-    let line = text.strip_suffix('\n')?.rsplit('\n').next()?;
-    from_json::<CheckReport>(line).ok().filter(|report| report.check == check)
-}
-
-#[cfg(unix)]
-fn signal_of(status: ExitStatus) -> Option<i32> {
-    use std::os::unix::process::ExitStatusExt;
-    status.signal()
-}
-
-#[cfg(not(unix))]
-fn signal_of(_status: ExitStatus) -> Option<i32> {
-    None
-}
-
-/// `SIGSEGV` for 11, from the platform's own numbering.
-#[cfg(unix)]
-pub(crate) fn signal_name(signal: i32) -> &'static str {
-    const NAMES: &[(i32, &str)] = &[
-        (libc::SIGSEGV, "SIGSEGV"),
-        (libc::SIGABRT, "SIGABRT"),
-        (libc::SIGBUS, "SIGBUS"),
-        (libc::SIGILL, "SIGILL"),
-        (libc::SIGFPE, "SIGFPE"),
-        (libc::SIGKILL, "SIGKILL"),
-        (libc::SIGTERM, "SIGTERM"),
-        (libc::SIGTRAP, "SIGTRAP"),
-        (libc::SIGSYS, "SIGSYS"),
-        (libc::SIGPIPE, "SIGPIPE"),
-        (libc::SIGINT, "SIGINT"),
-        (libc::SIGHUP, "SIGHUP"),
-        (libc::SIGQUIT, "SIGQUIT"),
-    ];
-    NAMES.iter().find(|(n, _)| *n == signal).map_or("another signal", |(_, name)| name)
-}
-
-#[cfg(not(unix))]
-pub(crate) fn signal_name(_signal: i32) -> &'static str {
-    "a signal"
+        })
+        .collect()
 }
 
 /// Runs `checks` on threads of this process until `deadline`; a check still
 /// running then is abandoned (its thread stays blocked in the library).
-pub(crate) fn in_threads(checks: &[NativeCheck], deadline: Instant, timeout_ms: u32) -> Vec<CheckReport> {
+pub(crate) fn in_threads(
+    checks: &[NativeCheck],
+    context: &Context,
+    deadline: Instant,
+    timeout_ms: u32,
+) -> Vec<CheckReport> {
     let (sender, receiver) = mpsc::channel();
     for (index, &check) in checks.iter().enumerate() {
         let answer = sender.clone();
+        let context = context.clone();
         let spawned = thread::Builder::new().name(format!("probe-{check}")).spawn(move || {
-            let _ = answer.send((index, run(check)));
+            let _ = answer.send((index, run(check, &context)));
         });
         if let Err(error) = spawned {
             let _ = sender.send((index, crashed(check, format!("the {check} check's thread did not start: {error}"))));

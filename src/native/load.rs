@@ -1,25 +1,96 @@
 //! Opening a vendor library the way the system's dynamic loader finds it
-//! (`LD_LIBRARY_PATH`, the loader cache, the system directories; on Windows
-//! the system directories and the application's, never the working
-//! directory), and asking the loader which file it opened.
+//! (`LD_LIBRARY_PATH`'s absolute entries, the loader cache, the system
+//! directories; on Windows the system directories and the application's),
+//! never from the working directory; asking the loader which file it opened;
+//! and reading what a library hands back (function pointers, C strings)
+//! within bounds.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, c_char};
+use std::path::{Path, PathBuf};
 
 use libloading::Library;
 
-/// A library that loaded, with the file the loader resolved.
+/// A library that loaded: the handle, the absolute path of the file the
+/// loader opened (symlinks resolved), and the name it was asked for.
 pub(crate) struct Loaded {
     pub library: Library,
     pub path: String,
+    pub name: String,
+}
+
+/// The loader's search path (`LD_LIBRARY_PATH`) split into the entries the
+/// checks search (absolute folders) and those they must not: an empty entry
+/// (a trailing `:`, which `export LD_LIBRARY_PATH=/x:$LD_LIBRARY_PATH`
+/// leaves when the variable was unset) and a relative one (`.`, `lib`) make
+/// the loader search the working directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct LoaderPath {
+    /// The absolute entries, in order.
+    pub kept: Vec<PathBuf>,
+    /// The entries left out, as written (`""` for an empty one).
+    pub ignored: Vec<String>,
+}
+
+/// The variable the loader searches for a bare name.
+#[cfg(target_os = "macos")]
+pub(crate) const LOADER_PATH_VARIABLE: &str = "DYLD_LIBRARY_PATH";
+#[cfg(not(target_os = "macos"))]
+pub(crate) const LOADER_PATH_VARIABLE: &str = "LD_LIBRARY_PATH";
+
+impl LoaderPath {
+    /// This process's loader path, from its environment.
+    pub fn from_env() -> Self {
+        Self::parse(std::env::var_os(LOADER_PATH_VARIABLE).as_deref())
+    }
+
+    /// Splits a `LD_LIBRARY_PATH` value (`None`: unset).
+    pub fn parse(value: Option<&OsStr>) -> Self {
+        let mut path = Self::default();
+        let Some(value) = value else { return path };
+        #[cfg(unix)]
+        let entries: Vec<&OsStr> = {
+            use std::os::unix::ffi::OsStrExt;
+            value.as_bytes().split(|&b| b == b':').map(OsStr::from_bytes).collect()
+        };
+        #[cfg(not(unix))]
+        let entries: Vec<&OsStr> = vec![value];
+        for entry in entries {
+            let folder = Path::new(entry);
+            if folder.is_absolute() {
+                path.kept.push(folder.to_path_buf());
+            } else {
+                path.ignored.push(entry.to_string_lossy().into_owned());
+            }
+        }
+        path
+    }
+
+    /// The value to give a check's process: the kept entries (`None`: unset it).
+    #[cfg(unix)]
+    pub fn value(&self) -> Option<std::ffi::OsString> {
+        (!self.kept.is_empty()).then(|| std::env::join_paths(&self.kept).unwrap_or_default())
+    }
+
+    /// Whether a bare `name` would be found in the working directory
+    /// through an ignored entry (this process's loader still searches them).
+    fn shadowed_in_working_directory(&self, name: &OsStr) -> Option<String> {
+        self.ignored.iter().find(|entry| Path::new(entry.as_str()).join(name).exists()).map(|entry| {
+            let shown = if entry.is_empty() { "an empty entry".to_string() } else { format!("the entry `{entry}`") };
+            format!(
+                "{}: found in the working directory through {shown} of {LOADER_PATH_VARIABLE}, and not loaded",
+                name.to_string_lossy()
+            )
+        })
+    }
 }
 
 /// Opens the first of `candidates` that loads (newest first). On failure,
 /// every candidate's loader message, joined: the one that says which
 /// dependency is missing is among them.
-pub(crate) fn open_first<S: AsRef<OsStr>>(candidates: &[S]) -> Result<Loaded, String> {
+pub(crate) fn open_first<S: AsRef<OsStr>>(candidates: &[S], search: &LoaderPath) -> Result<Loaded, String> {
     let mut messages = Vec::new();
     for name in candidates {
-        match open(name.as_ref()) {
+        match open(name.as_ref(), search) {
             Ok(loaded) => return Ok(loaded),
             Err(message) => messages.push(message),
         }
@@ -27,29 +98,99 @@ pub(crate) fn open_first<S: AsRef<OsStr>>(candidates: &[S]) -> Result<Loaded, St
     Err(messages.join("; "))
 }
 
-/// Copies a function pointer out of `library` (which must outlive its use).
-/// `T` must be the entry point's C signature.
-pub(crate) fn symbol<T: Copy>(library: &Library, name: &str) -> Result<T, String> {
+/// Copies the entry point `name` out of `library`.
+///
+/// # Safety
+///
+/// `T` must be the entry point's C signature, as an `unsafe extern "C" fn`
+/// pointer type: calling the result with another signature is undefined
+/// behaviour. The pointer is valid only while `library` stays loaded; the
+/// checks never unload their libraries (they `forget` them), so it lives as
+/// long as the process.
+pub(crate) unsafe fn symbol<T: Copy>(library: &Library, name: &str) -> Result<T, String> {
     let mut bytes = name.as_bytes().to_vec();
     bytes.push(0);
-    // SAFETY: the callers name each entry point with its documented C signature.
+    // SAFETY: forwarded to the caller (the signature); the symbol is copied
+    // out while the library is loaded.
     unsafe { library.get::<T>(&bytes) }.map(|s| *s).map_err(|_| format!("the library has no `{name}`"))
 }
 
+/// The text a library wrote into `buffer`: up to its first NUL, or the
+/// whole buffer when it wrote none (never past its end), as UTF-8 with
+/// invalid bytes replaced.
+pub(crate) fn text_in(buffer: &[c_char]) -> String {
+    // c_char is i8 or u8 by platform: the same bytes either way.
+    let bytes: Vec<u8> = buffer.iter().map(|&c| c as u8).take_while(|&b| b != 0).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The longest C string a library returns (an error name) that is read:
+/// a longer one is cut there.
+pub(crate) const MAX_RETURNED_TEXT: usize = 256;
+
+/// A C string a library returned (a pointer to its static text), read at
+/// most `MAX_RETURNED_TEXT` bytes.
+///
+/// # Safety
+///
+/// `text` must be null or point to memory readable up to its NUL or
+/// `MAX_RETURNED_TEXT` bytes, whichever comes first (what a library's
+/// documented "returns a static string" promises).
+pub(crate) unsafe fn returned_text(text: *const c_char) -> Option<String> {
+    if text.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's promise; strnlen reads no further than the bound.
+    #[cfg(unix)]
+    let length = unsafe { libc::strnlen(text, MAX_RETURNED_TEXT) };
+    #[cfg(not(unix))]
+    let length = {
+        let mut n = 0;
+        // SAFETY: as above, one byte at a time up to the bound.
+        while n < MAX_RETURNED_TEXT && unsafe { *text.add(n) } != 0 {
+            n += 1;
+        }
+        n
+    };
+    // SAFETY: `length` bytes were just read.
+    let bytes = unsafe { std::slice::from_raw_parts(text.cast::<u8>(), length) };
+    Some(String::from_utf8_lossy(bytes).into_owned())
+}
+
 /// Opens one library by name (searched) or by path (a `/` in it).
-pub(crate) fn open(name: &OsStr) -> Result<Loaded, String> {
+pub(crate) fn open(name: &OsStr, search: &LoaderPath) -> Result<Loaded, String> {
+    let shown = name.to_string_lossy().into_owned();
+    let path = Path::new(name);
+    if path.components().count() > 1 && !path.is_absolute() {
+        return Err(format!("{shown}: a relative path, which names the working directory, is not loaded"));
+    }
+    // A bare name, where this process's own loader path has entries that
+    // name the working directory (a check on a thread of a caller started
+    // so; a check's process gets a clean path): the absolute entries first,
+    // by path, as the loader would search them; then the loader's own search
+    // (its cache, the system folders), unless the ignored entries would find
+    // the name in the working directory first.
+    let mut target = name.to_os_string();
+    if path.components().count() == 1 && !search.ignored.is_empty() {
+        if let Some(found) = search.kept.iter().map(|dir| dir.join(name)).find(|p| p.exists()) {
+            target = found.into_os_string();
+        } else if let Some(message) = search.shadowed_in_working_directory(name) {
+            return Err(message);
+        }
+    }
     // SAFETY: loading runs the library's initialisers; the caller runs this in
     // a check, which the command isolates in a child process (`isolate`).
-    let library = unsafe { load(name) }.map_err(|error| loader_message(name, &error))?;
-    let (library, path) = resolved_path(library);
-    let path = path.unwrap_or_else(|| name.to_string_lossy().into_owned());
-    Ok(Loaded { library, path })
+    let library = unsafe { load(&target) }.map_err(|error| loader_message(name, &error))?;
+    let (library, resolved) = resolved_path(library);
+    let opened = resolved.map_or_else(|| PathBuf::from(&target), PathBuf::from);
+    let path = std::fs::canonicalize(&opened).unwrap_or(opened).to_string_lossy().into_owned();
+    Ok(Loaded { library, path, name: shown })
 }
 
 #[cfg(not(windows))]
 unsafe fn load(name: &OsStr) -> Result<Library, libloading::Error> {
     // dlopen searches LD_LIBRARY_PATH, the cache and the system directories
-    // for a bare name; never the working directory.
+    // for a bare name; a path is opened as it is.
     unsafe { Library::new(name) }
 }
 
@@ -78,7 +219,7 @@ fn loader_message(name: &OsStr, error: &libloading::Error) -> String {
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn resolved_path(library: Library) -> (Library, Option<String>) {
     use libloading::os::unix::Library as UnixLibrary;
-    use std::ffi::{CStr, c_char, c_void};
+    use std::ffi::{CStr, c_void};
 
     // The public head of glibc's `struct link_map` (<link.h>).
     #[repr(C)]
@@ -94,7 +235,8 @@ fn resolved_path(library: Library) -> (Library, Option<String>) {
     let path = if status != 0 || map.is_null() {
         None
     } else {
-        // SAFETY: the link map lives as long as the handle; `l_name` is a C string.
+        // SAFETY: the link map lives as long as the handle; `l_name` is the
+        // loader's own NUL-terminated copy of the path.
         let name = unsafe { (*map).l_name };
         (!name.is_null()).then(|| unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned())
     };
@@ -106,4 +248,35 @@ fn resolved_path(library: Library) -> (Library, Option<String>) {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn resolved_path(library: Library) -> (Library, Option<String>) {
     (library, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_relative_entries_are_left_out() {
+        let path = LoaderPath::parse(Some(OsStr::new("/a::lib:.:/b/c:")));
+        assert_eq!(path.kept, [PathBuf::from("/a"), PathBuf::from("/b/c")]);
+        assert_eq!(path.ignored, ["", "lib", ".", ""]);
+        assert_eq!(path.value(), Some(std::ffi::OsString::from("/a:/b/c")));
+        assert_eq!(LoaderPath::parse(None), LoaderPath::default());
+        assert_eq!(LoaderPath::parse(Some(OsStr::new(""))).ignored, [""]);
+        assert_eq!(LoaderPath::parse(Some(OsStr::new(":"))).value(), None);
+    }
+
+    #[test]
+    fn text_is_read_within_the_buffer() {
+        let full = [b'A' as c_char; 8];
+        assert_eq!(text_in(&full), "AAAAAAAA");
+        let mut short = [0 as c_char; 8];
+        short[0] = b'G' as c_char;
+        short[2] = b'X' as c_char;
+        assert_eq!(text_in(&short), "G");
+        let long = vec![b'e'; MAX_RETURNED_TEXT * 4].into_iter().chain([0]).map(|b| b as c_char).collect::<Vec<_>>();
+        // SAFETY: a NUL-terminated buffer.
+        assert_eq!(unsafe { returned_text(long.as_ptr()) }.unwrap().len(), MAX_RETURNED_TEXT);
+        // SAFETY: null is allowed.
+        assert_eq!(unsafe { returned_text(std::ptr::null()) }, None);
+    }
 }

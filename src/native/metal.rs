@@ -6,7 +6,7 @@ use crate::host::{CheckReport, NativeCheck, NativeReason};
 
 #[cfg(target_os = "macos")]
 pub(crate) fn check() -> CheckReport {
-    use super::load::{open, symbol};
+    use super::load::{LoaderPath, open, symbol};
     use std::ffi::{OsStr, c_void};
 
     const METAL: &str = "/System/Library/Frameworks/Metal.framework/Metal";
@@ -16,16 +16,21 @@ pub(crate) fn check() -> CheckReport {
     type CreateDevice = unsafe extern "C" fn() -> *mut c_void;
 
     let check = NativeCheck::Metal;
-    if let Ok(graphics) = open(OsStr::new(CORE_GRAPHICS)) {
+    // Both by absolute path: no search.
+    let search = LoaderPath::default();
+    if let Ok(graphics) = open(OsStr::new(CORE_GRAPHICS), &search) {
         std::mem::forget(graphics.library);
     }
-    let loaded = match open(OsStr::new(METAL)) {
+    let loaded = match open(OsStr::new(METAL), &search) {
         Ok(loaded) => loaded,
         Err(message) => {
             return CheckReport::new(check, NativeReason::DriverNotFound, format!("Metal did not load: {message}"));
         }
     };
-    let mut report = match symbol::<CreateDevice>(&loaded.library, "MTLCreateSystemDefaultDevice") {
+    // SAFETY: `id<MTLDevice> MTLCreateSystemDefaultDevice(void)`; the
+    // framework stays loaded (forgotten below).
+    let create = unsafe { symbol::<CreateDevice>(&loaded.library, "MTLCreateSystemDefaultDevice") };
+    let mut report = match create {
         Err(message) => CheckReport::new(check, NativeReason::DriverInitFailed, message),
         // SAFETY: no arguments; returns a retained `id<MTLDevice>` or nil
         // (kept: the check's process ends soon, a thread's caller will use it).
@@ -35,6 +40,7 @@ pub(crate) fn check() -> CheckReport {
         Ok(_) => CheckReport::new(check, NativeReason::DeviceAvailable, "a default Metal device exists"),
     };
     report.library = Some(loaded.path);
+    report.library_name = Some(loaded.name);
     std::mem::forget(loaded.library);
     report
 }

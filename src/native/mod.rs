@@ -12,21 +12,31 @@
 //! ```
 //!
 //! What decides each row is one table (`checks::TABLE`); the checks load
-//! vendor libraries (`cuda`, `runtimes`, `metal`, through `load`), and
-//! `isolate` runs them where a hang or a crash cannot take the caller down.
+//! vendor libraries (`cuda`, `libraries`, `runtimes`, `metal`, through
+//! `load`, with `codes` naming their results and `python` pointing at copies
+//! the loader cannot see), and `isolate` runs them where a hang, a crash or
+//! a chatty library cannot take the caller down or garble the answer.
 //! The core's `NativeResolution::from_changes` turns the decisions into the
 //! effective target.
 
 mod checks;
+mod codes;
 mod cuda;
 mod isolate;
+mod libraries;
 mod load;
 mod metal;
+mod python;
 mod runtimes;
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+use checks::Context;
+use cuda::CudaVersion;
+use load::LoaderPath;
 
 use crate::host::{CheckReport, HostReport, Isolation, NATIVE_PROBE_TIMEOUT_MS, NativeCheck, NativeResolution};
 use crate::json::to_json;
@@ -34,7 +44,8 @@ use crate::target::Target;
 use crate::vocab::{Architecture, OperatingSystem};
 
 /// The hidden subcommand a helper executable answers: `HELPER_COMMAND
-/// <check>` prints one `CheckReport` as a JSON line and exits 0.
+/// <check> [--driver-version M.m]` writes one `CheckReport` as a JSON line
+/// on its answer channel and exits 0 (`serve_check`).
 pub const HELPER_COMMAND: &str = "__probe-check";
 
 /// How to probe.
@@ -86,19 +97,22 @@ pub const fn host_arch() -> Architecture {
 pub fn probe(target: &Target, options: &Options) -> NativeResolution {
     let start = Instant::now();
     let deadline = start + Duration::from_millis(u64::from(options.timeout_ms));
-    let run = |checks: Vec<NativeCheck>| -> Vec<CheckReport> {
+    let search = LoaderPath::from_env();
+    let run = |checks: Vec<NativeCheck>, context: &Context| -> Vec<CheckReport> {
         // Checks that load nothing here answer at once, without a process.
         let (here, isolated): (Vec<_>, Vec<_>) = checks.into_iter().partition(|&c| checks::loads_nothing(c));
-        let mut reports: Vec<CheckReport> = here.into_iter().map(checks::run).collect();
+        let mut reports: Vec<CheckReport> = here.into_iter().map(|c| checks::run(c, context)).collect();
         reports.extend(match &options.helper {
-            Some(helper) => isolate::in_processes(helper, &isolated, deadline, options.timeout_ms),
-            None => isolate::in_threads(&isolated, deadline, options.timeout_ms),
+            Some(helper) => isolate::in_processes(helper, &isolated, context, deadline, options.timeout_ms),
+            None => isolate::in_threads(&isolated, context, deadline, options.timeout_ms),
         });
         reports
     };
-    let mut reports = run(checks::first_checks(target));
+    let context = Context { search: search.clone(), driver: None };
+    let mut reports = run(checks::first_checks(target), &context);
     let dependent = checks::dependent_checks(target, &reports);
-    reports.extend(run(dependent));
+    let context = context.after(&reports);
+    reports.extend(run(dependent, &context));
     // Report the checks in the table's order, as decided.
     reports.sort_by_key(|r| checks::TABLE.iter().position(|row| row_check(row) == Some(r.check)));
     let changes = checks::decide(target, &reports);
@@ -108,6 +122,7 @@ pub fn probe(target: &Target, options: &Options) -> NativeResolution {
         isolation: if options.helper.is_some() { Isolation::Process } else { Isolation::Thread },
         timeout_ms: options.timeout_ms,
         elapsed_ms: start.elapsed().as_secs_f64() * 1000.0,
+        ignored_loader_path: search.ignored,
         checks: reports,
     };
     NativeResolution::from_changes(target, changes, report)
@@ -120,19 +135,64 @@ fn row_check(row: &checks::Row) -> Option<NativeCheck> {
     }
 }
 
-/// The helper's side: runs one check in this process and prints its report
-/// as one JSON line. Returns the exit status (2 for an unknown check).
-pub fn serve_check(check: &str) -> i32 {
-    let Some(check) = NativeCheck::from_spelling(check) else {
-        let _ = writeln!(std::io::stderr(), "backend-targets: unknown check `{check}`");
-        return 2;
+/// The helper's side, for the arguments after `HELPER_COMMAND`: `<check>
+/// [--driver-version MAJOR.MINOR]`. Runs the check in this process, writes
+/// its report as one JSON line on the answer channel (file descriptor 3 on
+/// Unix, which the probe opens; stdout where it is not open, or elsewhere),
+/// and ends the process at once: no library destructor runs after the
+/// answer. Exit status 0, or 2 for arguments it does not know.
+pub fn serve_check(args: &[OsString]) -> ! {
+    let check = args.first().and_then(|a| a.to_str()).and_then(NativeCheck::from_spelling);
+    let driver = match &args[1.min(args.len())..] {
+        [] => Some(None),
+        [flag, value] if flag == "--driver-version" => value.to_str().and_then(CudaVersion::parse).map(Some),
+        _ => None,
+    };
+    let (Some(check), Some(driver)) = (check, driver) else {
+        let _ = writeln!(std::io::stderr(), "backend-targets: {HELPER_COMMAND} takes <check> [--driver-version M.m]");
+        exit_now(2);
     };
     disable_core_dumps();
-    let report = checks::run(check);
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{}", to_json(&report));
-    let _ = stdout.flush();
-    0
+    let report = checks::run(check, &Context { search: LoaderPath::from_env(), driver });
+    let mut line = to_json(&report);
+    line.push('\n');
+    write_answer(line.as_bytes());
+    exit_now(0)
+}
+
+/// Writes the answer on the channel the probe opened, else on stdout.
+#[cfg(unix)]
+fn write_answer(bytes: &[u8]) {
+    use std::os::fd::FromRawFd;
+    // SAFETY: F_GETFD only asks whether the descriptor is open.
+    let open = unsafe { libc::fcntl(isolate::ANSWER_FD, libc::F_GETFD) } >= 0;
+    if open {
+        // SAFETY: the descriptor is open and not owned elsewhere in this
+        // process (the probe passed it); ManuallyDrop leaves it open.
+        let mut channel = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(isolate::ANSWER_FD) });
+        let _ = channel.write_all(bytes);
+    } else {
+        let _ = std::io::stdout().write_all(bytes);
+        let _ = std::io::stdout().flush();
+    }
+}
+
+#[cfg(not(unix))]
+fn write_answer(bytes: &[u8]) {
+    let _ = std::io::stdout().write_all(bytes);
+    let _ = std::io::stdout().flush();
+}
+
+/// Ends this process without running exit handlers or library destructors
+/// (a vendor library's may hang or print).
+fn exit_now(status: i32) -> ! {
+    #[cfg(unix)]
+    // SAFETY: _exit ends the process; nothing after it runs.
+    unsafe {
+        libc::_exit(status)
+    }
+    #[cfg(not(unix))]
+    std::process::exit(status)
 }
 
 /// A vendor library that crashes its check leaves no core file behind.

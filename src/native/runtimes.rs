@@ -1,164 +1,204 @@
-//! The checks other than CUDA's driver: the CUDA libraries (cuBLAS, cuFFT,
-//! cuDNN: the library loads), libtorch, the HIP runtime (loads, `hipInit`,
-//! at least one device), TPU (an accelerator device node and libtpu) and
-//! Neuron (a device node and the Neuron runtime).
+//! The device checks other than CUDA's driver: the HIP runtime (loads, its
+//! version, `hipInit`, at least one device), TPU (an accelerator device node
+//! and libtpu) and Neuron (a device node and the Neuron runtime).
 
-use std::ffi::{CStr, OsString, c_char, c_int, c_uint};
-use std::path::{Path, PathBuf};
+use std::ffi::{OsString, c_char, c_int, c_uint};
+use std::path::Path;
 
-use super::load::{Loaded, open_first, symbol};
+use libloading::Library;
+
+use super::codes::{HIP_ERROR_INVALID_DEVICE, HIP_ERROR_NO_DEVICE, HIP_ERRORS, name_in};
+use super::cuda::{MAX_LISTED_DEVICES, NAME_BUFFER};
+use super::load::{Loaded, LoaderPath, open_first, returned_text, symbol, text_in};
 use crate::host::{CheckReport, HostDevice, NativeCheck, NativeReason};
 
-/// The file names a library check tries, newest major first.
-pub(crate) fn library_names(check: NativeCheck) -> &'static [&'static str] {
+/// The file names a runtime check tries, newest major first.
+pub(crate) fn runtime_names(check: NativeCheck) -> &'static [&'static str] {
     use NativeCheck::*;
     if cfg!(windows) {
         match check {
-            CuBlas => &["cublas64_13.dll", "cublas64_12.dll", "cublas64_11.dll"],
-            CuFft => &["cufft64_12.dll", "cufft64_11.dll", "cufft64_10.dll"],
-            CuDnn => &["cudnn64_9.dll", "cudnn64_8.dll"],
-            LibTorch => &["torch.dll"],
             Rocm => &["amdhip64_7.dll", "amdhip64_6.dll", "amdhip64.dll"],
-            Tpu | Neuron | Cuda | Metal => &[],
-        }
-    } else if cfg!(target_os = "macos") {
-        match check {
-            LibTorch => &["libtorch.dylib"],
             _ => &[],
         }
+    } else if cfg!(target_os = "macos") {
+        &[]
     } else {
         match check {
-            CuBlas => &["libcublas.so.13", "libcublas.so.12", "libcublas.so.11"],
-            CuFft => &["libcufft.so.12", "libcufft.so.11", "libcufft.so.10"],
-            CuDnn => &["libcudnn.so.9", "libcudnn.so.8"],
-            LibTorch => &["libtorch.so"],
             Rocm => &["libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"],
             Tpu => &["libtpu.so"],
             Neuron => &["libnrt.so.1", "libnrt.so"],
-            Cuda | Metal => &[],
+            _ => &[],
         }
     }
 }
 
-/// Where a check looks: an environment variable naming the library (or its
-/// folder) first, as the usual bindings do, then the loader's search.
-fn candidates(check: NativeCheck) -> Vec<OsString> {
-    let names = library_names(check);
+/// Where a runtime check looks: `TPU_LIBRARY_PATH` first for libtpu (the
+/// path of libtpu.so itself, as JAX reads it; an absolute one only), then
+/// the loader's search.
+fn runtime_candidates(check: NativeCheck) -> Vec<OsString> {
     let mut list = Vec::new();
-    match check {
-        // tch / torch-sys: `LIBTORCH` is libtorch's root, the library in `lib/`.
-        NativeCheck::LibTorch => {
-            if let Some(root) = std::env::var_os("LIBTORCH").filter(|v| !v.is_empty()) {
-                let lib = PathBuf::from(root).join("lib");
-                list.extend(names.iter().map(|name| lib.join(name).into_os_string()));
-            }
-        }
-        // JAX: `TPU_LIBRARY_PATH` is the path of libtpu.so itself.
-        NativeCheck::Tpu => {
-            if let Some(path) = std::env::var_os("TPU_LIBRARY_PATH").filter(|v| !v.is_empty()) {
-                list.push(path);
-            }
-        }
-        _ => {}
+    if check == NativeCheck::Tpu
+        && let Some(path) = std::env::var_os("TPU_LIBRARY_PATH").filter(|v| Path::new(v).is_absolute())
+    {
+        list.push(path);
     }
-    list.extend(names.iter().map(OsString::from));
+    list.extend(runtime_names(check).iter().map(OsString::from));
     list
 }
 
-/// A library check (cuBLAS, cuFFT, cuDNN, libtorch): the library loads.
-pub(crate) fn library(check: NativeCheck) -> CheckReport {
-    let names = candidates(check);
-    match open_first(&names) {
-        Ok(Loaded { library, path }) => {
-            std::mem::forget(library);
-            let mut report =
-                CheckReport::new(check, NativeReason::LibraryAvailable, format!("{check} loaded from {path}"));
-            report.library = Some(path);
-            report
-        }
-        Err(message) => {
-            CheckReport::new(check, NativeReason::LibraryNotFound, format!("{check} did not load: {message}"))
-        }
-    }
-}
-
 const HIP_SUCCESS: c_int = 0;
-const HIP_ERROR_NO_DEVICE: c_int = 100;
 
 type HipInit = unsafe extern "C" fn(c_uint) -> c_int;
 type HipOutInt = unsafe extern "C" fn(*mut c_int) -> c_int;
 type HipGetErrorName = unsafe extern "C" fn(c_int) -> *const c_char;
 type HipDeviceGetName = unsafe extern "C" fn(*mut c_char, c_int, c_int) -> c_int;
 
-/// The HIP runtime: loads, `hipInit(0)`, `hipGetDeviceCount` ≥ 1.
-pub(crate) fn rocm() -> CheckReport {
+/// `HIP_VERSION`'s encoding: `major * 10^7 + minor * 10^5 + patch`
+/// (`50221153` = 5.2.21153).
+fn hip_version_text(version: c_int) -> Option<String> {
+    (version > 0).then(|| format!("{}.{}.{}", version / 10_000_000, (version / 100_000) % 100, version % 100_000))
+}
+
+/// The HIP runtime's entry points (those it lacks are `None`).
+struct Hip {
+    init: Option<HipInit>,
+    get_count: Option<HipOutInt>,
+    get_name: Option<HipDeviceGetName>,
+    error_name: Option<HipGetErrorName>,
+    runtime_version: Option<HipOutInt>,
+    driver_version: Option<HipOutInt>,
+}
+
+impl Hip {
+    fn new(library: &Library) -> Self {
+        // SAFETY: each type is the entry point's documented C signature
+        // (hip_runtime_api.h); the library stays loaded (forgotten by `rocm`).
+        unsafe {
+            Self {
+                init: symbol(library, "hipInit").ok(),
+                get_count: symbol(library, "hipGetDeviceCount").ok(),
+                get_name: symbol(library, "hipDeviceGetName").ok(),
+                error_name: symbol(library, "hipGetErrorName").ok(),
+                runtime_version: symbol(library, "hipRuntimeGetVersion").ok(),
+                driver_version: symbol(library, "hipDriverGetVersion").ok(),
+            }
+        }
+    }
+
+    fn name_of(&self, code: c_int) -> String {
+        // SAFETY: hipGetErrorName returns a static C string, read within a
+        // bound by `returned_text`.
+        let own = self.error_name.and_then(|f| unsafe { returned_text(f(code)) });
+        // HIP answers "hipErrorUnknown" for codes it does not know.
+        own.filter(|n| !n.is_empty() && (n != "hipErrorUnknown" || code == 999))
+            .unwrap_or_else(|| name_in(HIP_ERRORS, "hipError_t", code))
+    }
+
+    fn version(f: Option<HipOutInt>) -> Option<String> {
+        let f = f?;
+        let mut v = 0;
+        // SAFETY: writes one int.
+        (unsafe { f(&mut v) } == HIP_SUCCESS).then_some(v).and_then(hip_version_text)
+    }
+
+    /// `hipGetDeviceCount`: the status and the count it wrote.
+    fn count(&self) -> Option<(c_int, c_int)> {
+        let f = self.get_count?;
+        let mut n = 0;
+        // SAFETY: writes one int.
+        let status = unsafe { f(&mut n) };
+        Some((status, n))
+    }
+
+    /// `hipInit`, then the devices: the count and at most
+    /// `MAX_LISTED_DEVICES` of them. No GPU is `no-device` however HIP
+    /// says it: `hipErrorNoDevice` or `hipErrorInvalidDevice` (HIP 5.2)
+    /// from `hipInit`, an error or a count of 0 from `hipGetDeviceCount`.
+    fn devices(&self) -> Result<(c_int, Vec<HostDevice>), (NativeReason, String)> {
+        let init = self.init.ok_or((NativeReason::DriverInitFailed, "the library has no `hipInit`".to_string()))?;
+        // SAFETY: the runtime's documented signature; 0 is the only flag.
+        let status = unsafe { init(0) };
+        let counted = self.count();
+        let said = |(status, n): (c_int, c_int)| {
+            if status == HIP_SUCCESS { format!("{n} devices") } else { self.name_of(status) }
+        };
+        if status != HIP_SUCCESS {
+            let no_gpu = matches!(status, HIP_ERROR_NO_DEVICE | HIP_ERROR_INVALID_DEVICE)
+                || counted.is_some_and(|(s, n)| s == HIP_ERROR_NO_DEVICE || (s == HIP_SUCCESS && n == 0));
+            let count = counted.map(|c| format!(", hipGetDeviceCount answered {}", said(c))).unwrap_or_default();
+            let message = format!("hipInit(0) failed with {}{count}", self.name_of(status));
+            let reason = if no_gpu { NativeReason::NoDevice } else { NativeReason::DriverInitFailed };
+            return Err((reason, message));
+        }
+        let (status, n) =
+            counted.ok_or((NativeReason::DriverInitFailed, "the library has no `hipGetDeviceCount`".to_string()))?;
+        if status != HIP_SUCCESS || n == 0 {
+            let reason = if status == HIP_SUCCESS || status == HIP_ERROR_NO_DEVICE {
+                NativeReason::NoDevice
+            } else {
+                NativeReason::DriverInitFailed
+            };
+            return Err((reason, format!("hipGetDeviceCount answered {}", said((status, n)))));
+        }
+        if n < 0 {
+            return Err((
+                NativeReason::DriverInitFailed,
+                format!("hipGetDeviceCount answered {n}, which is not a count"),
+            ));
+        }
+        let devices = (0..n.min(MAX_LISTED_DEVICES))
+            .map(|index| {
+                let name = self
+                    .get_name
+                    .and_then(|f| {
+                        let mut buffer = [0 as c_char; NAME_BUFFER];
+                        // SAFETY: writes at most `len` bytes; read back within the buffer.
+                        (unsafe { f(buffer.as_mut_ptr(), buffer.len() as c_int, index) } == HIP_SUCCESS)
+                            .then(|| text_in(&buffer))
+                    })
+                    .filter(|name| !name.is_empty())
+                    .unwrap_or_else(|| format!("HIP device {index}"));
+                HostDevice { index: index as u32, name, compute_capability: None, memory_bytes: None }
+            })
+            .collect();
+        Ok((n, devices))
+    }
+}
+
+/// The HIP runtime: loads, its versions (read before `hipInit`),
+/// `hipInit(0)`, `hipGetDeviceCount` ≥ 1.
+pub(crate) fn rocm(search: &LoaderPath) -> CheckReport {
     let check = NativeCheck::Rocm;
-    let Loaded { library, path } = match open_first(&candidates(check)) {
+    let Loaded { library, path, name } = match open_first(&runtime_candidates(check), search) {
         Ok(loaded) => loaded,
         Err(message) => {
             let message = format!("the HIP runtime did not load: {message}");
             return CheckReport::new(check, NativeReason::DriverNotFound, message);
         }
     };
-    let error_name = symbol::<HipGetErrorName>(&library, "hipGetErrorName").ok();
-    let name_of = |code: c_int| {
-        // SAFETY: hipGetErrorName returns a static C string.
-        match error_name.map(|f| unsafe { f(code) }) {
-            Some(text) if !text.is_null() => unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned(),
-            _ => format!("hipError_t {code}"),
-        }
-    };
-    let outcome = (|| {
-        let init: HipInit = symbol(&library, "hipInit").map_err(|m| (NativeReason::DriverInitFailed, m))?;
-        // SAFETY: the runtime's documented signature; 0 is the only flag.
-        let status = unsafe { init(0) };
-        if status != HIP_SUCCESS {
-            let reason =
-                if status == HIP_ERROR_NO_DEVICE { NativeReason::NoDevice } else { NativeReason::DriverInitFailed };
-            return Err((reason, format!("hipInit(0) failed with {}", name_of(status))));
-        }
-        let count: HipOutInt =
-            symbol(&library, "hipGetDeviceCount").map_err(|m| (NativeReason::DriverInitFailed, m))?;
-        let mut n = 0;
-        // SAFETY: writes one int.
-        let status = unsafe { count(&mut n) };
-        if status != HIP_SUCCESS || n <= 0 {
-            let said = if status == HIP_SUCCESS { "0 devices".to_string() } else { name_of(status) };
-            return Err((NativeReason::NoDevice, format!("hipGetDeviceCount answered {said}")));
-        }
-        let get_name = symbol::<HipDeviceGetName>(&library, "hipDeviceGetName").ok();
-        let devices: Vec<HostDevice> = (0..n)
-            .map(|index| {
-                let name = get_name
-                    .and_then(|f| {
-                        let mut buffer = [0 as c_char; 256];
-                        // SAFETY: writes at most `len` bytes, NUL-terminated.
-                        (unsafe { f(buffer.as_mut_ptr(), buffer.len() as c_int, index) } == HIP_SUCCESS)
-                            .then(|| unsafe { CStr::from_ptr(buffer.as_ptr()) }.to_string_lossy().into_owned())
-                    })
-                    .unwrap_or_else(|| format!("HIP device {index}"));
-                HostDevice { index: index as u32, name, compute_capability: None, memory_bytes: None }
-            })
-            .collect();
-        let version = symbol::<HipOutInt>(&library, "hipDriverGetVersion").ok().and_then(|f| {
-            let mut v = 0;
-            // SAFETY: writes one int.
-            (unsafe { f(&mut v) } == HIP_SUCCESS).then_some(v)
-        });
-        Ok((devices, version))
-    })();
-    let mut report = match outcome {
-        Ok((devices, version)) => {
+    let hip = Hip::new(&library);
+    let runtime_version = Hip::version(hip.runtime_version);
+    let mut report = match hip.devices() {
+        Ok((count, devices)) => {
+            let listed = if count as usize > devices.len() {
+                format!(" (the first {} listed)", devices.len())
+            } else {
+                String::new()
+            };
             let names: Vec<&str> = devices.iter().map(|d| d.name.as_str()).collect();
-            let message = format!("{} HIP device(s): {}", devices.len(), names.join(", "));
+            let message = format!("{count} HIP device(s){listed}: {}", names.join(", "));
             let mut report = CheckReport::new(check, NativeReason::DeviceAvailable, message);
             report.devices = devices;
-            report.driver_version = version.map(|v| v.to_string());
             report
         }
         Err((reason, message)) => CheckReport::new(check, reason, message),
     };
+    // hipDriverGetVersion answers only once HIP has initialised on some
+    // versions: read after hipInit.
+    report.driver_version = Hip::version(hip.driver_version);
+    report.library_version = runtime_version;
     report.library = Some(path);
+    report.library_name = Some(name);
     std::mem::forget(library);
     report
 }
@@ -183,28 +223,29 @@ pub(crate) fn device_nodes(dir: &Path, prefixes: &[&str]) -> Vec<String> {
 
 /// TPU: an accelerator device node (`/dev/accel*` on v2–v4, `/dev/vfio/N`
 /// from v5), then libtpu loads.
-pub(crate) fn tpu() -> CheckReport {
+pub(crate) fn tpu(search: &LoaderPath) -> CheckReport {
     let mut nodes = device_nodes(Path::new("/dev"), &["accel"]);
     nodes.extend(device_nodes(Path::new("/dev/vfio"), &[""]));
-    node_and_library(NativeCheck::Tpu, nodes, "no TPU device node (/dev/accel*, /dev/vfio/N)")
+    node_and_library(NativeCheck::Tpu, nodes, "no TPU device node (/dev/accel*, /dev/vfio/N)", search)
 }
 
 /// Neuron: a device node (`/dev/neuron*`), then the Neuron runtime loads.
-pub(crate) fn neuron() -> CheckReport {
+pub(crate) fn neuron(search: &LoaderPath) -> CheckReport {
     let nodes = device_nodes(Path::new("/dev"), &["neuron"]);
-    node_and_library(NativeCheck::Neuron, nodes, "no Neuron device node (/dev/neuron*)")
+    node_and_library(NativeCheck::Neuron, nodes, "no Neuron device node (/dev/neuron*)", search)
 }
 
-fn node_and_library(check: NativeCheck, nodes: Vec<String>, missing: &str) -> CheckReport {
+fn node_and_library(check: NativeCheck, nodes: Vec<String>, missing: &str, search: &LoaderPath) -> CheckReport {
     if nodes.is_empty() {
         return CheckReport::new(check, NativeReason::NoDevice, missing);
     }
-    let mut report = match open_first(&candidates(check)) {
-        Ok(Loaded { library, path }) => {
+    let mut report = match open_first(&runtime_candidates(check), search) {
+        Ok(Loaded { library, path, name }) => {
             std::mem::forget(library);
             let message = format!("{} device node(s) and the runtime from {path}", nodes.len());
             let mut report = CheckReport::new(check, NativeReason::DeviceAvailable, message);
             report.library = Some(path);
+            report.library_name = Some(name);
             report
         }
         Err(message) => CheckReport::new(
@@ -215,4 +256,14 @@ fn node_and_library(check: NativeCheck, nodes: Vec<String>, missing: &str) -> Ch
     };
     report.device_nodes = nodes;
     report
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hip_versions_read_as_major_minor_patch() {
+        assert_eq!(super::hip_version_text(50221153).as_deref(), Some("5.2.21153"));
+        assert_eq!(super::hip_version_text(60241134).as_deref(), Some("6.2.41134"));
+        assert_eq!(super::hip_version_text(0), None);
+    }
 }

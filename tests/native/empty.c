@@ -1,3 +1,4 @@
-/* An empty shared library: the stand-in for a CUDA library (libcublas.so.12,
- * libcufft.so.11, libcudnn.so.9) or libtorch, whose check is that it loads. */
+/* An empty shared library: a file that loads but answers nothing (a library
+ * whose first call the probe cannot make), and the dependency stand-in
+ * libcublasLt.so.12. */
 int backend_targets_stand_in;

@@ -1,14 +1,39 @@
 /* A stand-in for the CUDA driver (libcuda.so.1) with only the entry points
- * the native probe uses. FAKE_CUDA_MODE sets its behaviour:
- *   ok:N       cuInit succeeds, N devices (default 1)
- *   init-fail  cuInit fails with CUDA_ERROR_INSUFFICIENT_DRIVER (35)
- *   no-device  cuInit answers CUDA_ERROR_NO_DEVICE (100)
- *   zero       cuInit succeeds, cuDeviceGetCount counts 0
- *   hang       cuInit never returns
- *   crash      cuInit dereferences NULL (SIGSEGV)
- *   abort      cuInit calls abort() (SIGABRT)
- *   daemon     cuInit leaves a process behind that holds stdout open for 3 s,
- *              then succeeds with 1 device (as a driver's helper daemon might) */
+ * the native probe uses, behaving as the real driver does in each case, or
+ * as a hostile one would. FAKE_CUDA_VERSION sets cuDriverGetVersion's answer
+ * (default 12040, i.e. 12.4); FAKE_CUDA_PIDFILE names a file that a process
+ * this library forks writes its pid to. FAKE_CUDA_MODE sets the behaviour:
+ *   ok:N         cuInit succeeds, N devices (default 1)
+ *   init-fail    cuInit fails with CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803), as
+ *                the forward-compatibility driver does on an older kernel module
+ *   no-device    cuInit answers CUDA_ERROR_NO_DEVICE (100), as the real driver
+ *                does on a host without a GPU
+ *   zero         cuInit succeeds, cuDeviceGetCount counts 0
+ *   stub         every call answers CUDA_ERROR_STUB_LIBRARY (34) and
+ *                cuGetErrorName fails too, as the toolkit's stubs/libcuda.so
+ *   unknown-code cuInit answers 4242, which cuGetErrorName does not know
+ *   hang         cuInit never returns
+ *   crash        cuInit dereferences NULL (SIGSEGV)
+ *   abort        cuInit calls abort() (SIGABRT)
+ *   exit         cuInit calls exit(0): the process ends without an answer
+ *   daemon       cuInit forks a process that sleeps 30 s holding every
+ *                descriptor (writing its pid and its parent's, the check's,
+ *                to FAKE_CUDA_PIDFILE), then
+ *                succeeds with 1 device
+ *   fork-hang    as daemon, then cuInit never returns
+ * Hostile (each succeeds with 1 device unless it says otherwise):
+ *   forge        cuInit prints a forged answer line (an "H100") on stdout and
+ *                stderr, then answers CUDA_ERROR_NO_DEVICE
+ *   forge-exit   cuInit prints the forged line and exits 0
+ *   chatter:N    cuInit writes N bytes to stdout and stderr, no newline
+ *   stdio        a constructor and a destructor printf to stdout without a
+ *                newline (flushed at exit), as chatty vendor libraries do
+ *   destructor-hang  a destructor (atexit) that never returns
+ *   devices:N    cuDeviceGetCount answers N (100000: a driver listing many)
+ *   count:-1     cuDeviceGetCount answers -1
+ *   long-name    cuDeviceGetName fills the whole buffer without a NUL
+ *   wild-values  2^60 bytes of memory, compute capability -5.-5
+ *   long-error   cuInit fails with 999, whose name is 1 MiB long */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,27 +45,98 @@ static const char *mode(void) {
     return m ? m : "ok:1";
 }
 
+static int is(const char *name) { return strcmp(mode(), name) == 0; }
+
+static int prefixed(const char *prefix) { return strncmp(mode(), prefix, strlen(prefix)) == 0; }
+
+static const char FORGED[] =
+    "{\"check\":\"cuda\",\"reason\":\"device-available\",\"message\":\"1 CUDA device: H100\","
+    "\"devices\":[{\"index\":0,\"name\":\"NVIDIA H100 80GB HBM3\"}],\"elapsedMs\":1.0}\n";
+
+static void hang_forever(void) {
+    for (;;) pause();
+}
+
+static void destructor_hang(void) { hang_forever(); }
+
+__attribute__((constructor)) static void on_load(void) {
+    if (is("stdio")) printf("fake libcuda: loaded ");
+    if (is("destructor-hang")) atexit(destructor_hang);
+}
+
+__attribute__((destructor)) static void on_unload(void) {
+    if (is("stdio")) printf("fake libcuda: unloaded");
+}
+
 static int devices(void) {
     const char *m = mode();
-    if (strncmp(m, "ok", 2) == 0) return m[2] == ':' ? atoi(m + 3) : 1;
-    if (strcmp(m, "daemon") == 0) return 1;
-    return 0;
+    if (strncmp(m, "ok:", 3) == 0) return atoi(m + 3);
+    if (strncmp(m, "devices:", 8) == 0) return atoi(m + 8);
+    if (strncmp(m, "count:", 6) == 0) return atoi(m + 6);
+    if (is("zero") || is("no-device") || is("init-fail") || is("stub")) return 0;
+    return 1;
+}
+
+static void fork_daemon(void) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        const char *file = getenv("FAKE_CUDA_PIDFILE");
+        if (file) {
+            /* This process, then the check's (its parent). */
+            FILE *f = fopen(file, "w");
+            if (f) { fprintf(f, "%d %d\n", (int)getpid(), (int)getppid()); fclose(f); }
+        }
+        sleep(30);
+        _exit(0);
+    }
 }
 
 int cuInit(unsigned int flags) {
-    const char *m = mode();
     if (flags != 0) return 1; /* CUDA_ERROR_INVALID_VALUE */
-    if (strcmp(m, "init-fail") == 0) return 35;
-    if (strcmp(m, "no-device") == 0) return 100;
-    if (strcmp(m, "hang") == 0) for (;;) pause();
-    if (strcmp(m, "crash") == 0) { volatile int *p = NULL; *p = 1; }
-    if (strcmp(m, "abort") == 0) abort();
-    if (strcmp(m, "daemon") == 0 && fork() == 0) { sleep(3); _exit(0); }
+    if (is("stub")) return 34;
+    if (is("init-fail")) return 803;
+    if (is("no-device")) return 100;
+    if (is("unknown-code")) return 4242;
+    if (is("long-error")) return 999;
+    if (is("hang")) hang_forever();
+    if (is("crash")) { volatile int *p = NULL; *p = 1; }
+    if (is("abort")) abort();
+    if (is("exit")) exit(0);
+    if (is("daemon") || is("fork-hang")) fork_daemon();
+    if (is("fork-hang")) hang_forever();
+    if (is("forge") || is("forge-exit")) {
+        fputs(FORGED, stdout);
+        fflush(stdout);
+        fputs(FORGED, stderr);
+        if (is("forge-exit")) exit(0);
+        return 100;
+    }
+    if (prefixed("chatter:")) {
+        long n = atol(mode() + 8);
+        static char block[65536];
+        memset(block, 'x', sizeof block);
+        for (long left = n; left > 0; left -= (long)sizeof block) {
+            size_t piece = left < (long)sizeof block ? (size_t)left : sizeof block;
+            fwrite(block, 1, piece, stdout);
+            fwrite(block, 1, piece, stderr);
+        }
+        fflush(stdout);
+    }
     return 0;
 }
 
-int cuDriverGetVersion(int *version) { *version = 12040; return 0; }
-int cuDeviceGetCount(int *count) { *count = devices(); return 0; }
+int cuDriverGetVersion(int *version) {
+    const char *v = getenv("FAKE_CUDA_VERSION");
+    if (is("stub")) return 34;
+    *version = v ? atoi(v) : 12040;
+    return 0;
+}
+
+int cuDeviceGetCount(int *count) {
+    if (is("stub")) return 34;
+    *count = devices();
+    return 0;
+}
 
 int cuDeviceGet(int *device, int ordinal) {
     if (ordinal < 0 || ordinal >= devices()) return 101; /* CUDA_ERROR_INVALID_DEVICE */
@@ -49,27 +145,40 @@ int cuDeviceGet(int *device, int ordinal) {
 }
 
 int cuDeviceGetName(char *name, int len, int device) {
+    if (is("long-name")) { memset(name, 'A', (size_t)len); return 0; }
     snprintf(name, (size_t)len, "Fake GPU %d", device);
     return 0;
 }
 
 int cuDeviceGetAttribute(int *value, int attribute, int device) {
     (void)device;
-    if (attribute == 75) { *value = 9; return 0; } /* COMPUTE_CAPABILITY_MAJOR */
-    if (attribute == 76) { *value = 0; return 0; } /* COMPUTE_CAPABILITY_MINOR */
+    int wild = is("wild-values");
+    if (attribute == 75) { *value = wild ? -5 : 9; return 0; } /* COMPUTE_CAPABILITY_MAJOR */
+    if (attribute == 76) { *value = wild ? -5 : 0; return 0; } /* COMPUTE_CAPABILITY_MINOR */
     return 1;
 }
 
 int cuDeviceTotalMem_v2(size_t *bytes, int device) {
-    *bytes = (size_t)(80 + device) << 30;
+    *bytes = is("wild-values") ? (size_t)1 << 60 : (size_t)(80 + device) << 30;
     return 0;
 }
 
 int cuGetErrorName(int error, const char **name) {
+    static char *long_name;
+    if (is("stub")) return 34;
+    if (is("long-error") && error == 999) {
+        if (!long_name) {
+            long_name = malloc((1 << 20) + 1);
+            memset(long_name, 'E', 1 << 20);
+            long_name[1 << 20] = 0;
+        }
+        *name = long_name;
+        return 0;
+    }
     switch (error) {
     case 0: *name = "CUDA_SUCCESS"; return 0;
-    case 35: *name = "CUDA_ERROR_INSUFFICIENT_DRIVER"; return 0;
     case 100: *name = "CUDA_ERROR_NO_DEVICE"; return 0;
-    default: return 1;
+    /* Like an older driver meeting a newer code: the probe's table names it. */
+    default: return 1; /* CUDA_ERROR_INVALID_VALUE */
     }
 }
