@@ -11,9 +11,10 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "rustup targets and components (the standard library's source, rustfmt, clippy)"
 installed=$(rustup target list --installed)
-# aarch64-apple-darwin: only to check that the native probe's Metal path
-# compiles (scripts/test.sh; linking for macOS is impossible here).
-for t in wasm32-unknown-unknown wasm32-wasip1 wasm32-wasip2 aarch64-apple-darwin; do
+# aarch64-apple-darwin and x86_64-pc-windows-gnu: only to check that the
+# native probe's macOS and Windows paths compile (scripts/test.sh; linking
+# for them is impossible here).
+for t in wasm32-unknown-unknown wasm32-wasip1 wasm32-wasip2 aarch64-apple-darwin x86_64-pc-windows-gnu; do
   grep -qx "$t" <<<"$installed" || rustup target add "$t"
 done
 # The npm build recompiles std for size (scripts/build.sh).
