@@ -582,13 +582,27 @@ fn probe_target(_target: &Target, _timeout_ms: u32) -> Result<NativeResolution, 
 
 /// Reads at most `limit` bytes: more is `limit-exceeded`, and is never read
 /// whole first. `path` locates an I/O error (`--request`, or the top level
-/// for stdin).
+/// for stdin). Read in pieces of at most 1 MiB, as the output is written: one
+/// larger read is refused by wasmtime (its limit on what one call carries,
+/// 128 MiB, reads as an I/O error in the module).
 fn read_all(reader: &mut (impl Read + ?Sized), limit: usize, path: &str) -> Result<String, Error> {
     let mut bytes = Vec::new();
-    reader
-        .take(limit as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::new(ErrorCode::Io, path, format!("cannot read the input: {}", io_words(&e))))?;
+    // One byte past the limit tells "more" from "exactly the limit".
+    while bytes.len() <= limit {
+        let start = bytes.len();
+        bytes.resize(start + (limit + 1 - start).min(1 << 20), 0);
+        match reader.read(&mut bytes[start..]) {
+            Ok(0) => {
+                bytes.truncate(start);
+                break;
+            }
+            Ok(read) => bytes.truncate(start + read),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => bytes.truncate(start),
+            Err(e) => {
+                return Err(Error::new(ErrorCode::Io, path, format!("cannot read the input: {}", io_words(&e))));
+            }
+        }
+    }
     if bytes.len() > limit {
         return Err(Error::new(
             ErrorCode::LimitExceeded,
