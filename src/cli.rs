@@ -8,7 +8,7 @@
 //! plannable (the explanation is on stdout), 2 invalid input or usage (one
 //! line on stderr, nothing on stdout), 3 the output could not be written (one
 //! line on stderr), 141 stdout was closed by its reader (quietly, as a tool
-//! killed by SIGPIPE ends).
+//! killed by SIGPIPE ends; 13 under WASI, whose exit statuses stop at 125).
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -34,9 +34,19 @@ pub const EXIT_INVALID: i32 = 2;
 pub const EXIT_OUTPUT: i32 = 3;
 /// stdout was closed by its reader (EPIPE): nothing more is said, as with a
 /// tool that SIGPIPE ends (128 + 13), and never success.
+#[cfg(not(target_os = "wasi"))]
 pub const EXIT_CLOSED_PIPE: i32 = 141;
+/// stdout was closed by its reader: nothing more is said, and never success.
+/// 13 (SIGPIPE's number), not 141: a WASI exit status must be below 126
+/// (wasmtime refuses a larger one with an error of its own and status 1).
+#[cfg(target_os = "wasi")]
+pub const EXIT_CLOSED_PIPE: i32 = 13;
 
-const HELP: &str = "\
+/// The help text, with the status of a closed stdout for this build.
+macro_rules! help_text {
+    ($closed_pipe:literal) => {
+        concat!(
+            "\
 backend-targets: ML backend targets as data, their declared availability, and the capsule planner
 
 Usage: backend-targets <COMMAND> [OPTIONS]
@@ -62,8 +72,16 @@ Options:
 
 Exit status: 0 done (probe: whatever was dropped), 1 not plannable (explanation on stdout),
 2 invalid input or usage (also probe under WASI), 3 the output could not be written,
-141 stdout was closed by its reader.
-";
+",
+            $closed_pipe,
+            " stdout was closed by its reader.\n"
+        )
+    };
+}
+#[cfg(not(target_os = "wasi"))]
+const HELP: &str = help_text!("141");
+#[cfg(target_os = "wasi")]
+const HELP: &str = help_text!("13 (141 natively)");
 
 /// `target --help`: the preset list and which preset takes which option,
 /// from the preset table.
@@ -196,7 +214,7 @@ pub fn main() -> i32 {
     };
     match written {
         Ok(()) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => status = EXIT_CLOSED_PIPE,
+        Err(error) if closed_by_its_reader(&error) => status = EXIT_CLOSED_PIPE,
         Err(error) => {
             status = EXIT_OUTPUT;
             let error = Error::new(ErrorCode::Output, "", format!("cannot write the output: {}", io_words(&error)));
@@ -266,6 +284,13 @@ const CLOSED_DESCRIPTOR: Option<i32> = Some(libc::EBADF);
 const CLOSED_DESCRIPTOR: Option<i32> = Some(8);
 #[cfg(not(any(unix, target_os = "wasi")))]
 const CLOSED_DESCRIPTOR: Option<i32> = None;
+
+/// Whether a write to stdout failed because its reader closed it: EPIPE, or,
+/// under WASI, errno `io`, which is how wasmtime reports a stream its reader
+/// closed (a full disk stays `nospc`, "no space left"; node:wasi says `pipe`).
+fn closed_by_its_reader(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::BrokenPipe || (cfg!(target_os = "wasi") && error.raw_os_error() == Some(29))
+}
 
 /// Writes `bytes` in pieces of 1 MiB (a runtime may refuse one very large
 /// write) and flushes.

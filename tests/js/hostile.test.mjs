@@ -151,6 +151,21 @@ const wasiRuntimes = {
   'node:wasi': (args) => `'${process.execPath}' '${join(ROOT, 'tests', 'js', 'node-wasi-runner.mjs')}' '${WASI_MODULE}' ${args}`,
 };
 
+test('WASI: stdout closed by its reader (plan … | head) ends quietly with 13, a full disk with 3 and a line (natively 141 and 3)', () => {
+  // 10,000 ops: some 1.8 MB of output, far more than a pipe holds, so the
+  // writer is still writing when head has gone.
+  const request = JSON.stringify({ ops: Array(10_000).fill('add') });
+  const native = pipeline(`'${NATIVE_BIN}' plan | head -c 10 >/dev/null`, request);
+  assert.deepEqual(native, { status: 141, stderr: '' });
+  for (const [runtime, command] of Object.entries(wasiRuntimes)) {
+    const closed = pipeline(`${command('plan')} | head -c 10 >/dev/null`, request);
+    assert.deepEqual(closed, { status: 13, stderr: '' }, `${runtime}: a closed pipe`);
+    const full = pipeline(`${command('plan')} >/dev/full`, request);
+    assert.equal(full.status, 3, `${runtime}: ${full.stderr}`);
+    assert.equal(full.stderr, 'backend-targets: error [output] at (top level): cannot write the output: no space left\n', runtime);
+  }
+});
+
 test('WASI: input above 128 MiB is read as natively, from stdin and from --request (in pieces)', { timeout: 240_000 }, () => {
   // 140 MiB: one op and spaces. Under wasmtime one read carries at most
   // 128 MiB (its hostcall limit); the command reads in 1 MiB pieces. (Not
