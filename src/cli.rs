@@ -314,6 +314,7 @@ fn io_words(error: &std::io::Error) -> &'static str {
         StorageFull => "no space left",
         BrokenPipe => "the reader closed it",
         InvalidData => "not valid data",
+        OutOfMemory => "out of memory",
         _ => "an I/O error",
     }
 }
