@@ -113,20 +113,31 @@ Options (each only where the preset takes it):
     )
 }
 
-const PLAN_HELP: &str = "\
+/// `plan --help`, with each limit's default and ceiling from their table.
+fn plan_help() -> String {
+    let limits: Vec<String> = Limits::NAMES
+        .iter()
+        .map(|name| {
+            let (default, ceiling) = (Limits::DEFAULT.get(name), Limits::CEILING.get(name));
+            format!("  {name:<14}default {:<11} at most {}\n", default.unwrap_or(0), ceiling.unwrap_or(0))
+        })
+        .collect();
+    format!(
+        "\
 Usage: backend-targets plan [--request FILE] [--probe [--timeout-ms N]] [--limit NAME=N]... [--pretty]
 
 Reads a plan request (JSON) from stdin, or from FILE, and prints the plan result.
 --probe: probe this host for the request's target (required) and plan against the
 effective availability; the result carries the probe's resolution (`resolution`).
 --limit raises (or lowers) one limit the request meets, up to its ceiling:
-  requestBytes (default 16777216, at most 268435456), ops (10000, 1000000),
-  configs (64, 4096), capsules (100000, 1000000), nameBytes (1024, 1048576),
-  features (1024, 65536), limits (1024, 65536), work = configs x (ops + capsules)
-  (100000, 2000000). Beyond one: error limit-exceeded.
+{}work = configs x (ops + capsules); outputBytes bounds the answer's compact JSON
+from the request, before planning. Beyond a limit: error limit-exceeded.
 Exit status: 0 planned, 1 not plannable (the explanation is printed), 2 invalid input
 (or --probe under WASI).
-";
+",
+        limits.concat()
+    )
+}
 
 /// `probe --help`, with the reason codes from their table.
 fn probe_help() -> String {
@@ -650,7 +661,7 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -
         match arg {
             Long("pretty") if output.pretty => return Err(usage("--pretty", "--pretty is given twice")),
             Long("pretty") => output.pretty = true,
-            Short('h') | Long("help") => return help(PLAN_HELP),
+            Short('h') | Long("help") => return help(&plan_help()),
             Long("request") | Short('r') if file.is_some() => {
                 return Err(usage("--request", "--request is given twice"));
             }
