@@ -62,9 +62,10 @@ pub(crate) fn js_error(mut error: Error) -> JsValue {
 extern "C" {
     /// `JSON.stringify` with a replacer that turns functions, symbols, BigInts
     /// and non-finite numbers into null: a string, or `undefined` where JSON
-    /// has no text.
+    /// has no text; the bytes counted so far (a number) once the text would
+    /// take more than `max_bytes`.
     #[wasm_bindgen(js_name = jsonText, catch)]
-    fn stringify(value: &JsValue) -> Result<JsValue, JsValue>;
+    fn stringify(value: &JsValue, max_bytes: f64) -> Result<JsValue, JsValue>;
     /// What the last `stringify` turned into null ("a function", ...), once.
     #[wasm_bindgen(js_name = takeUnrepresentable)]
     fn take_unrepresentable() -> Option<String>;
@@ -120,20 +121,27 @@ pub(crate) fn text_from_js(value: &JsValue, max_bytes: usize) -> Result<Option<S
     Ok(string_from_js(value))
 }
 
-/// A JS value as JSON text; `None` for `undefined` (and `null`, when `absent_ok`).
-pub(crate) fn json_text(value: &JsValue, absent_ok: bool) -> Result<Option<String>, Error> {
+/// A JS value as JSON text, of at most `max_bytes` (a request's
+/// `requestBytes`): refused before it is copied into the module, and an
+/// object after JSON.stringify has written about as much of it as the limit
+/// allows, never all of it. `None` for `undefined` (and `null`, when
+/// `absent_ok`).
+pub(crate) fn json_text(value: &JsValue, absent_ok: bool, max_bytes: usize) -> Result<Option<String>, Error> {
     if value.is_undefined() || (absent_ok && value.is_null()) {
         return Ok(None);
     }
-    if let Some(text) = text_from_js(value, Limits::CEILING.request_bytes)? {
+    if let Some(text) = text_from_js(value, max_bytes)? {
         // A string is taken as JSON text (e.g. a request read from a file).
         return Ok(Some(text));
     }
     // A function, symbol or BigInt inside the value becomes null (see
     // `boundary.js`), so the strict parser refuses it with its exact path.
     let not_json = || Error::new(ErrorCode::WrongType, "", "the value cannot be represented as JSON");
-    let text = stringify(value).map_err(|_| not_json())?;
-    string_from_js(&text).map(Some).ok_or_else(not_json)
+    let text = stringify(value, max_bytes as f64).map_err(|_| not_json())?;
+    if let Some(at_least) = text.as_f64() {
+        Limits::check("", "requestBytes", "bytes or more as JSON text", at_least as usize, max_bytes)?;
+    }
+    text_from_js(&text, max_bytes)?.ok_or_else(not_json).map(Some)
 }
 
 /// Parses compact JSON produced by the core into a JS value.

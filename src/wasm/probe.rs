@@ -24,6 +24,7 @@ use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
 use super::api::{js_error, json_text, to_js};
 use crate::json::{from_json, to_json};
+use crate::limits::Limits;
 use crate::probe::{AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report};
 use crate::target::Target;
 
@@ -312,7 +313,7 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
 }
 
 fn probe_options(options: &JsValue) -> Result<ProbeOptions, JsValue> {
-    match json_text(options, true).map_err(js_error)? {
+    match json_text(options, true, Limits::CEILING.request_bytes).map_err(js_error)? {
         None => Ok(ProbeOptions::default()),
         Some(text) => from_json(&text).map_err(js_error),
     }
@@ -354,7 +355,8 @@ pub fn resolve(
     #[wasm_bindgen(unchecked_param_type = "ProbeReport")] report: JsValue,
 ) -> Result<JsValue, JsValue> {
     let target = super::planning::target_from(&target).map_err(js_error)?;
-    let report = super::planning::required(&report, "a probe report").map_err(js_error)?;
+    let report =
+        super::planning::required(&report, "a probe report", Limits::CEILING.request_bytes).map_err(js_error)?;
     let report: ProbeReport = from_json(&report).map_err(|e| js_error(e.under("report")))?;
     Ok(to_js(&to_json(&resolve_report(&target, &report))))
 }

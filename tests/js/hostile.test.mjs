@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { NATIVE_BIN, ROOT, WASI_MODULE } from './common.mjs';
 
-const api = await import(pathToFileURL(join(ROOT, 'pkg', 'node.js')).href);
+const PKG = process.env.BACKEND_TARGETS_PKG ?? join(ROOT, 'pkg');
+const api = await import(pathToFileURL(join(PKG, 'node.js')).href);
 
 /** What `fn` throws, as { code, path, message }. */
 function thrown(fn) {
@@ -189,4 +190,23 @@ test('WASI: input above 128 MiB is read as natively, from stdin and from --reque
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('plan(object): an object whose JSON is longer than requestBytes is refused before it is written whole or copied', () => {
+  const memory = () => api.initSync().memory.buffer.byteLength;
+  const before = memory();
+  // Some 20 MB of JSON, and a getter JSON.stringify reaches only at the end.
+  let reachedTheEnd = false;
+  const request = { ops: Array(3_000_000).fill('add'), get explain() { reachedTheEnd = true; return true; } };
+  const error = thrown(() => api.plan(request));
+  assert.equal(error.code, 'limit-exceeded');
+  assert.equal(error.path, '');
+  assert.match(error.message, /^\[limit-exceeded\] at \(top level\): \d+ bytes or more as JSON text, more than the limit requestBytes = 16777216/);
+  assert.equal(reachedTheEnd, false, 'JSON.stringify stopped at the limit');
+  assert.ok(memory() - before < 4 << 20, `the module's memory grew from ${before} to ${memory()} bytes`);
+  // Under a raised limit it is written whole, and planned.
+  const limits = { limits: { requestBytes: 32 << 20, ops: 1_000_000, work: 2_000_000 } };
+  const small = { ops: Array(200_000).fill('add'), get explain() { reachedTheEnd = true; return false; } };
+  assert.equal(api.plan(small, limits).ok, true);
+  assert.equal(reachedTheEnd, true);
 });

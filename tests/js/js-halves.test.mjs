@@ -45,6 +45,31 @@ describe('boundary.js: jsonText', () => {
   });
 });
 
+describe('boundary.js: jsonText stops at a byte limit', () => {
+  test('what it counts is never more than the text: every value is written under a limit of its own length', () => {
+    const values = [
+      { ops: ['add', 'mul'], a: { b: [1, 2, { c: 'é😀' }] }, '': 1, gone: undefined, f() {}, n: null },
+      [undefined, () => 1, Symbol('s'), [], {}, [[]], 'x'],
+      'text', 12345, true, null, { toJSON: () => ({ k: 'v' }) },
+    ];
+    for (const value of values) {
+      const text = JSON.stringify(value);
+      assert.equal(typeof boundary.jsonText(value, new TextEncoder().encode(JSON.stringify(value, (k, v) => (typeof v === 'function' || typeof v === 'symbol' ? null : v))).length), 'string', text);
+    }
+  });
+
+  test('above the limit it stops early and answers how much it counted', () => {
+    let read = 0;
+    const big = { ops: Array(1000).fill('add'), get late() { read += 1; return 1; } };
+    const counted = boundary.jsonText(big, 100);
+    assert.equal(typeof counted, 'number');
+    assert.ok(counted > 100 && counted < 120, String(counted));
+    assert.equal(read, 0);
+    assert.equal(typeof boundary.jsonText(big), 'string', 'no limit: the whole text');
+    assert.equal(read, 1);
+  });
+});
+
 class FakeLimits {
   get maxBindGroups() { return 4; }
   get maxBufferSize() { return 268435456; }
