@@ -8,6 +8,11 @@
 // counts what the text will at least take, and stops JSON.stringify once that
 // is above the caller's byte limit, so that a huge object is refused after
 // reading about as much of it as the limit allows (never copied whole).
+//
+// Also the module's news of its own end: a panic or a failed allocation
+// (src/wasm/api.rs) makes wasm-bindgen's glue start a fresh instance on the
+// next call, and `instanceLost` tells the package's entries and the probes
+// waiting in the old instance.
 
 let unrepresentable = null;
 // What the text being written will at least take, and where to stop.
@@ -90,3 +95,29 @@ export function loneSurrogate(text) {
   return text.search(/\p{Surrogate}/u);
 }
 
+// Why the module's instance ends: set by the module just before it traps,
+// read (once) by the entry that called it.
+let outOfMemory = false;
+const lossListeners = new Set();
+
+/** Called by the module just before it traps (src/wasm/api.rs): after a panic,
+ *  or an allocation its memory cannot hold (`memory`). wasm-bindgen's glue
+ *  swaps in a fresh instance on the next call; the listeners (the probes
+ *  waiting in this instance) are told once the trap has unwound. */
+export function instanceLost(memory) {
+  outOfMemory ||= memory;
+  if (lossListeners.size > 0) queueMicrotask(() => { for (const listener of [...lossListeners]) listener(); });
+}
+
+/** Calls `listener` after each loss of the instance, until it is removed. */
+export function onInstanceLost(listener) {
+  lossListeners.add(listener);
+  return () => lossListeners.delete(listener);
+}
+
+/** Whether the instance ran out of memory since the last call; clears it. */
+export function takeOutOfMemory() {
+  const was = outOfMemory;
+  outOfMemory = false;
+  return was;
+}

@@ -111,7 +111,7 @@ test('probe() and detect() with a WebGPU polyfill in Node answer no-navigator wi
 
 test('memory exhausted inside the module ends in a clean error, and the next call answers', { timeout: 240_000 }, () => {
   // Takes 1 MiB blocks while one output vector grows, until the allocator
-  // gives up near 4 GiB: a trap or a panic, never an out-of-bounds access.
+  // gives up at the module's 2 GiB: a trap, never an out-of-bounds access.
   let error;
   try {
     api.__exhaustMemoryForTesting();
@@ -121,6 +121,19 @@ test('memory exhausted inside the module ends in a clean error, and the next cal
   assert.ok(error instanceof Error, 'it ends in an error');
   assert.doesNotMatch(String(error.message), /out of bounds/);
   assert.equal(api.plan({ ops: ['add'] }).ok, true);
+  // Issue 23: the memory the interrupted call held was never freed, so only
+  // a tiny call still answered. Now the call says what happened, as a
+  // BackendTargetsError, and the next one runs on a fresh instance: big
+  // calls answer too, again and again.
+  assert.equal(error.name, 'BackendTargetsError', error.stack);
+  assert.equal(error.code, 'limit-exceeded');
+  assert.match(error.message, /ran out of memory \(its 2 GiB\)/);
+  const big = JSON.stringify({ ops: Array(100_000).fill('add') });
+  const limits = { limits: { ops: 100_000, work: 200_000 } };
+  for (let round = 0; round < 3; round++) {
+    assert.throws(() => api.__exhaustMemoryForTesting(), (e) => e.code === 'limit-exceeded', `round ${round}`);
+    for (let i = 0; i < 5; i++) assert.ok(api.planJson(big, limits).length > 10_000_000, `round ${round}, call ${i}`);
+  }
 });
 
 test('WASI: output that cannot be written is an error, never exit 0', () => {
@@ -209,4 +222,26 @@ test('plan(object): an object whose JSON is longer than requestBytes is refused 
   const small = { ops: Array(200_000).fill('add'), get explain() { reachedTheEnd = true; return false; } };
   assert.equal(api.plan(small, limits).ok, true);
   assert.equal(reachedTheEnd, true);
+});
+
+test('a request inside every ceiling whose answer cannot fit is refused, naming the combination, and the module keeps answering', { timeout: 600_000 }, () => {
+  // The issue's request: 112 MB of text, 100,000 capsules with 1 KB names,
+  // 19 configs, 1.9 M units of work. Its answer would be some 2.3 GB; it
+  // exhausted the module's 2 GiB and left it throwing for good.
+  const name = 'n'.repeat(1_000);
+  const capsule = (i) => `{"name":"${name}${i}","op":"matmul","provider":"cuBLAS","device":"cuda","trustLevel":"checked"}`;
+  const capsules = Array.from({ length: 100_000 }, (_, i) => capsule(i)).join(',');
+  const configs = Array(19).fill('{"device":"cuda"}').join(',');
+  const text = `{"ops":["matmul"],"configs":[${configs}],"capsules":[${capsules}]}`;
+  assert.ok(text.length > 100e6, String(text.length));
+  const limits = { limits: { requestBytes: 256 << 20, work: 2_000_000 } };
+  const error = thrown(() => api.planJson(text, limits));
+  assert.equal(error.code, 'limit-exceeded');
+  assert.match(error.message, /\(19 configs, each explaining 1 ops and 100000 capsules with \d+ bytes of names\), more than the limit outputBytes = 134217728/);
+  // Even at its ceiling.
+  const ceiling = { limits: { ...limits.limits, outputBytes: 256 << 20 } };
+  assert.match(thrown(() => api.planJson(text, ceiling)).message, /more than the limit outputBytes = 268435456/);
+  // The instance is fine: a large plan answers, more than once.
+  const big = JSON.stringify({ ops: Array(100_000).fill('add') });
+  for (let i = 0; i < 3; i++) assert.ok(api.planJson(big, { limits: { ops: 100_000, work: 200_000 } }).length > 10_000_000);
 });

@@ -70,6 +70,25 @@ describe('boundary.js: jsonText stops at a byte limit', () => {
   });
 });
 
+describe('boundary.js: instanceLost', () => {
+  test('tells each listener once the trap has unwound, and remembers an allocation failure until taken', async () => {
+    const heard = [];
+    const stop = boundary.onInstanceLost(() => heard.push('lost'));
+    assert.equal(boundary.takeOutOfMemory(), false);
+    boundary.instanceLost(true);
+    assert.deepEqual(heard, [], 'not while the module is still on the stack');
+    await Promise.resolve();
+    assert.deepEqual(heard, ['lost']);
+    assert.equal(boundary.takeOutOfMemory(), true);
+    assert.equal(boundary.takeOutOfMemory(), false);
+    stop();
+    boundary.instanceLost(false);
+    await Promise.resolve();
+    assert.deepEqual(heard, ['lost']);
+    assert.equal(boundary.takeOutOfMemory(), false);
+  });
+});
+
 class FakeLimits {
   get maxBindGroups() { return 4; }
   get maxBufferSize() { return 268435456; }
