@@ -7,7 +7,7 @@
 // and the first adapter request; no init call is needed.
 import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
 // scripts/build.sh points this at wasm-bindgen's copy, as for index.js.
-import { requestEarly } from './probe.js';
+import { requestEarly, settle } from './probe.js';
 import { checkModule, compile, compileEarly } from './early.js';
 
 // Written out for bundlers, which copy the asset and rewrite this URL.
@@ -46,11 +46,11 @@ export default function initDetect(moduleOrPath) {
  *  full package's `detect`. */
 export async function detect(options) {
   await initDetect();
-  return detectNow(options);
+  return settle(detectNow, options);
 }
 
 /** Probes WebGPU afresh: the full package's `probe`. */
 export async function probe(options) {
   await initDetect();
-  return probeNow(options);
+  return settle(probeNow, options);
 }

@@ -6,11 +6,12 @@
 // that module. Each export is wasm-bindgen's, with the `wasm` preset under its
 // seed name (the glue reserves `wasm`), behind one guard: a call before init()
 // says so, a call whose allocation the module's memory could not hold answers
-// a BackendTargetsError (the next call gets a fresh instance).
+// a BackendTargetsError (the next call gets a fresh instance), and probe() and
+// detect() survive the instance ending while they wait.
 import init, * as glue from './backend_targets.js';
 // The JS halves: scripts/build.sh points these at wasm-bindgen's copies
 // (snippets/<crate-hash>/src/wasm/*.js), the very modules the glue uses.
-import { requestEarly } from './probe.js';
+import { requestEarly, settle } from './probe.js';
 import { takeOutOfMemory } from './boundary.js';
 import { backendError, checkModule, compile, compileEarly, compileSync, notInitialised } from './early.js';
 
@@ -81,12 +82,12 @@ export { wasmPreset as wasm };
 
 /** Probes WebGPU afresh (see the module's `probe`). */
 export function probe(options) {
-  return instantiated ? glue.probe(options) : Promise.reject(notInitialised());
+  return instantiated ? settle(glue.probe, options) : Promise.reject(notInitialised());
 }
 
 /** `probe(options)`, then the `wasm` target resolved by it. */
 export function detect(options) {
-  return instantiated ? glue.detect(options) : Promise.reject(notInitialised());
+  return instantiated ? settle(glue.detect, options) : Promise.reject(notInitialised());
 }
 
 /** wasm-bindgen's initSync, over a module checked first: one that is not this
