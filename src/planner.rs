@@ -583,23 +583,25 @@ pub(crate) struct ResultBound {
 // compact JSON (keys, punctuation, the longest spelling of each value, 20
 // digits for a number, the longest fixed sentence: 106 bytes, an admissible
 // capsule whose requirements are unverified; the WebGPU sentences are shorter
-// than that plus the requirement they quote).
-const RESULT_BYTES: usize = 200;
-const CONFIG_BYTES: usize = 80;
+// than that plus the requirement they quote). A config is at most 130 bytes,
+// an availability's devices and providers 400, a WebGPU limit's value 16.
+const RESULT_BYTES: usize = 1_000;
+const CONFIG_BYTES: usize = 250;
 const KERNEL_BYTES: usize = 140;
 const OP_BYTES: usize = 230;
 const CANDIDATE_BYTES: usize = 300;
+const WEBGPU_NAME_BYTES: usize = 24;
 
 impl ResultBound {
-    /// The bound for planning `ops` under `configs` against `availability`
-    /// with `catalog`.
+    /// The bound for planning `ops` under `configs` configs with `catalog`
+    /// against an availability that carries `web_gpu`.
     pub(crate) fn of(
         catalog: &[KernelCapsule],
         ops: &[BackendOp],
-        configs: &[ExecutionConfig],
-        availability: &Availability,
+        configs: usize,
+        web_gpu: Option<&WebGpuCapabilities>,
     ) -> Self {
-        use crate::json::{escaped_len, to_json};
+        use crate::json::escaped_len;
         let mut requested = vec![false; BackendOp::ALL.len()];
         for op in ops {
             requested[op.index()] = true;
@@ -614,15 +616,18 @@ impl ResultBound {
             name_bytes = name_bytes.saturating_add(name + quoted);
             longest_name = longest_name.max(name);
         }
-        let config = configs.iter().map(|config| to_json(config).len()).max().unwrap_or(0);
-        let per_config = (CONFIG_BYTES + config)
+        // The availability is repeated once, with its WebGPU names.
+        let offered = web_gpu.map_or(0, |web_gpu| {
+            web_gpu.features.iter().chain(web_gpu.limits.keys()).map(|n| escaped_len(n) + WEBGPU_NAME_BYTES).sum()
+        });
+        let per_config = CONFIG_BYTES
             .saturating_add(ops.len().saturating_mul(OP_BYTES + longest_name))
             .saturating_add(candidates.saturating_mul(CANDIDATE_BYTES))
             .saturating_add(name_bytes);
-        let bytes = (RESULT_BYTES + config)
-            .saturating_add(to_json(availability).len())
+        let bytes = RESULT_BYTES
+            .saturating_add(offered)
             .saturating_add(ops.len().saturating_mul(KERNEL_BYTES + longest_name))
-            .saturating_add(configs.len().saturating_mul(per_config));
+            .saturating_add(configs.saturating_mul(per_config));
         Self { bytes, candidates, name_bytes }
     }
 }

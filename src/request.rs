@@ -120,8 +120,9 @@ impl PlanRequest {
                 reference.as_slice()
             }
         };
-        let configs = self.configs();
-        let bound = ResultBound::of(catalog, &self.ops, &configs, &self.availability());
+        let configs = self.configs.as_ref().map_or(1, Vec::len);
+        let web_gpu = self.availability.as_ref().and_then(|availability| availability.web_gpu.as_ref());
+        let bound = ResultBound::of(catalog, &self.ops, configs, web_gpu);
         if bound.bytes <= limits.output_bytes {
             return Ok(());
         }
@@ -132,7 +133,7 @@ impl PlanRequest {
                 "the plan could take {} bytes of JSON ({} configs, each explaining {} ops and {} capsules with {} \
                  bytes of names), more than the limit outputBytes = {} (it can be raised)",
                 bound.bytes,
-                configs.len(),
+                configs,
                 self.ops.len(),
                 bound.candidates,
                 bound.name_bytes,

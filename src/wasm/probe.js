@@ -66,54 +66,16 @@ function checkName(kind, name, index, maxBytes) {
   }
 }
 
-/** The features, read from the set at most `max` + 1 entries in: an endless
- *  set is refused, never read to its end. */
-function readFeatures(adapter, max, maxNameBytes) {
-  const names = new Set();
-  let set;
+/** `read(adapter[key])`, where `adapter[key]` must be an object; an error that
+ *  is not already a sentence says that the part cannot be read. */
+function readPart(adapter, key, read) {
   try {
-    set = adapter.features;
-    if (set === null || typeof set !== 'object') throw new Unreadable('it has no features set');
-    let index = 0;
-    for (const name of set) {
-      if (index >= max) throw new Unreadable(`it lists more than ${max} features (the limit features)`);
-      // Anything but a string is not a feature name: skipped, as before.
-      if (typeof name === 'string') {
-        checkName('feature', name, index, maxNameBytes);
-        names.add(name);
-      }
-      index += 1;
-    }
+    const part = adapter[key];
+    if (part === null || typeof part !== 'object') throw new Unreadable(`its ${key} are not an object`);
+    return read(part);
   } catch (error) {
-    throw error instanceof Unreadable ? error : new Unreadable(`its features cannot be read (${messageOf(error)})`);
+    throw error instanceof Unreadable ? error : new Unreadable(`its ${key} cannot be read (${messageOf(error)})`);
   }
-  // Sorted here, not in Rust (the sort would cost the module some 3 KB):
-  // WebGPU's feature names are ASCII, where UTF-16 order is byte order.
-  return [...names].sort();
-}
-
-/** The limits: every own or prototype property of `adapter.limits`
- *  (GPUSupportedLimits exposes them as prototype getters) whose value is a
- *  non-negative safe integer; at most `max` of them, among at most 4 × `max`
- *  properties. */
-function readLimits(adapter, max, maxNameBytes) {
-  const limits = [];
-  try {
-    const supported = adapter.limits;
-    if (supported === null || typeof supported !== 'object') throw new Unreadable('it has no limits object');
-    const names = limitNames(supported);
-    if (names.length > 4 * max) throw new Unreadable(`its limits object has more than ${4 * max} properties`);
-    for (const name of names) {
-      const value = read(supported, name);
-      if (!Number.isSafeInteger(value) || value < 0) continue;
-      if (limits.length >= max) throw new Unreadable(`it has more than ${max} limits (the limit limits)`);
-      checkName('limit', name, limits.length, maxNameBytes);
-      limits.push([name, value]);
-    }
-  } catch (error) {
-    throw error instanceof Unreadable ? error : new Unreadable(`its limits cannot be read (${messageOf(error)})`);
-  }
-  return Object.fromEntries(limits);
 }
 
 /** `{ info, isFallbackAdapter, features, limits }` of a GPUAdapter, as JSON
@@ -129,8 +91,40 @@ export function readAdapter(adapter, maxFeatures = Infinity, maxLimits = Infinit
     const what = ['number', 'boolean', 'bigint'].includes(kind) ? String(adapter) : `a ${kind}`;
     throw new Unreadable(`it is ${what}, not an object`);
   }
-  const features = readFeatures(adapter, maxFeatures, maxNameBytes);
-  const limits = readLimits(adapter, maxLimits, maxNameBytes);
+  // The features: at most `maxFeatures` + 1 entries are read (an endless
+  // set is refused, never read to its end); anything but a string is not a
+  // feature name, and is skipped.
+  const features = readPart(adapter, 'features', (set) => {
+    const names = new Set();
+    let index = 0;
+    for (const name of set) {
+      if (index >= maxFeatures) throw new Unreadable(`it lists more than ${maxFeatures} features (the limit features)`);
+      if (typeof name === 'string') {
+        checkName('feature', name, index, maxNameBytes);
+        names.add(name);
+      }
+      index += 1;
+    }
+    // Sorted here, not in Rust (the sort would cost the module some 3 KB):
+    // WebGPU's feature names are ASCII, where UTF-16 order is byte order.
+    return [...names].sort();
+  });
+  // The limits: every own or prototype property (GPUSupportedLimits exposes
+  // them as prototype getters) whose value is a non-negative safe integer,
+  // at most `maxLimits` of them, among at most 4 × `maxLimits` properties.
+  const limits = readPart(adapter, 'limits', (supported) => {
+    const found = [];
+    const names = limitNames(supported);
+    if (names.length > 4 * maxLimits) throw new Unreadable(`its limits have more than ${4 * maxLimits} properties`);
+    for (const name of names) {
+      const value = read(supported, name);
+      if (!Number.isSafeInteger(value) || value < 0) continue;
+      if (found.length >= maxLimits) throw new Unreadable(`it has more than ${maxLimits} limits (the limit limits)`);
+      checkName('limit', name, found.length, maxNameBytes);
+      found.push([name, value]);
+    }
+    return Object.fromEntries(found);
+  });
   const info = read(adapter, 'info');
   const fallback = [read(info, 'isFallbackAdapter'), read(adapter, 'isFallbackAdapter')]
     .find((value) => typeof value === 'boolean');

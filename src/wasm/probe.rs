@@ -235,15 +235,16 @@ fn is_deno() -> bool {
 
 /// Reads info, features and limits off a `GPUAdapter`, in WebGPU spelling
 /// (features sorted, without repeats, by the reader), within `plan()`'s
-/// default limits: what `detect()` answers is plannable as it is.
+/// default limits, which the reader is given from their table: what
+/// `detect()` answers is plannable as it is. (The reader applies
+/// `Limits::check_webgpu`'s rule itself: checking it again here cost the
+/// detect-only module 461 B gzipped; tests/js/hostile-browser.test.mjs plans
+/// against what it answers.)
 fn adapter_report(adapter: &JsValue) -> Result<AdapterReport, String> {
     let limits = Limits::DEFAULT;
     let text = read_adapter(adapter, limits.features as u32, limits.limits as u32, limits.name_bytes as u32)
         .map_err(|error| error_text(&error))?;
-    let report: AdapterReport = from_json(&text).map_err(|error| error.one_line())?;
-    // The reader keeps to the limits; this is the rule plan() applies, again.
-    limits.check_webgpu("", &report.features, report.limits.keys()).map_err(|error| error.one_line())?;
-    Ok(report)
+    from_json(&text).map_err(|error| error.one_line())
 }
 
 /// Probes WebGPU once. Never fails for unavailability: the outcome is a reason.

@@ -125,12 +125,12 @@ describe('probe.js: readAdapter', () => {
     unreadable(42, /^it is 42, not an object$/);
     unreadable('adapter', /^it is a string, not an object$/);
     unreadable(() => {}, /^it is a function, not an object$/);
-    unreadable({}, /^it has no features set$/);
+    unreadable({}, /^its features are not an object$/);
     const throwing = (key, error) => Object.defineProperty(fakeAdapter(), key, { get() { throw error; } });
     unreadable(throwing('features', new Error('gone')), /^its features cannot be read \(gone\)$/);
     unreadable(fakeAdapter({ features: { [Symbol.iterator]() { throw new Error('no'); } } }), /^its features cannot be read \(no\)$/);
-    unreadable(fakeAdapter({ features: 7 }), /^it has no features set$/);
-    unreadable(fakeAdapter({ limits: null }), /^it has no limits object$/);
+    unreadable(fakeAdapter({ features: 7 }), /^its features are not an object$/);
+    unreadable(fakeAdapter({ limits: null }), /^its limits are not an object$/);
     unreadable(throwing('limits', new Error('lost')), /^its limits cannot be read \(lost\)$/);
     unreadable(fakeAdapter({ limits: new Proxy({}, { ownKeys() { throw new Error('keys'); } }) }), /^its limits cannot be read \(keys\)$/);
     const everythingThrows = { get info() { throw new Error('i'); }, get features() { throw new Error('f'); }, get limits() { throw new Error('l'); } };
@@ -149,7 +149,7 @@ describe('probe.js: readAdapter', () => {
     const many = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`max${i}`, i]));
     assert.throws(() => probe.readAdapter(fakeAdapter({ features: [], limits: many }), 8, 8, 8), says(/^it has more than 8 limits \(the limit limits\)$/));
     const wide = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`x${i}`, 'not a number']));
-    assert.throws(() => probe.readAdapter(fakeAdapter({ features: [], limits: wide }), 8, 8, 8), says(/^its limits object has more than 32 properties$/));
+    assert.throws(() => probe.readAdapter(fakeAdapter({ features: [], limits: wide }), 8, 8, 8), says(/^its limits have more than 32 properties$/));
     assert.doesNotThrow(() => probe.readAdapter(fakeAdapter({ features: ['a', 'b'], limits: { m: 1 } }), 2, 1, 8));
   });
 
