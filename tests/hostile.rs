@@ -320,7 +320,7 @@ fn the_answer_is_bounded_before_planning_and_the_refusal_names_the_combination()
     let capsule =
         format!(r#"{{"name":"{name}","op":"matmul","provider":"cuBLAS","device":"cuda","trustLevel":"checked"}}"#);
     let capsules = vec![capsule.as_str(); 2_000].join(",");
-    let configs = vec![r#"{"device":"cuda"}"#; 19].join(",");
+    let configs = [r#"{"device":"cuda"}"#; 19].join(",");
     let text = format!(r#"{{"ops":["matmul"],"configs":[{configs}],"capsules":[{capsules}]}}"#);
     let limits = Limits { output_bytes: 10_000_000, ..Limits::DEFAULT };
     let error = plan_request_json_with(&text, &limits).unwrap_err();
