@@ -153,12 +153,68 @@ fn help_everywhere() {
         &["target", "--help"],
         &["availability", "-h"],
         &["plan", "--help"],
+        &["probe", "--help"],
+        &["reference-capsules", "--help"],
         &["schema", "--help"],
     ] {
         let out = run(args, b"");
         assert_eq!(out.status, 0, "{args:?}");
         assert!(String::from_utf8(out.stdout).unwrap().contains("Usage: backend-targets"), "{args:?}");
     }
+}
+
+/// The help says what the tables say: every command answers, the preset
+/// count, every limit's default and ceiling, every schema name, every
+/// native reason.
+#[test]
+fn help_is_derived_from_the_tables() {
+    use backend_targets::{Limits, NativeReason, Preset, SchemaName};
+    let help = String::from_utf8(run(&["--help"], b"").stdout).unwrap();
+    assert!(help.contains(&format!("The {} presets", Preset::ALL.len())), "{help}");
+    for name in SchemaName::SPELLINGS {
+        assert!(help.contains(name), "{name}");
+    }
+    let commands: Vec<&str> = help
+        .lines()
+        .filter_map(|line| line.strip_prefix("  ").filter(|l| !l.starts_with(' ') && !l.starts_with('-')))
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    assert_eq!(commands, ["presets", "target", "availability", "plan", "probe", "reference-capsules", "schema"]);
+    for command in &commands {
+        let out = run(&[command, "--help"], b"");
+        assert_eq!(out.status, 0, "{command} --help");
+    }
+    let plan = String::from_utf8(run(&["plan", "--help"], b"").stdout).unwrap();
+    for name in Limits::NAMES {
+        let (default, ceiling) = (Limits::DEFAULT.get(name).unwrap(), Limits::CEILING.get(name).unwrap());
+        assert!(plan.contains(&format!("{name}: default {default}, at most {ceiling}")), "{name}: {plan}");
+    }
+    let probe = String::from_utf8(run(&["probe", "--help"], b"").stdout).unwrap();
+    for reason in NativeReason::SPELLINGS {
+        assert!(probe.contains(reason), "{reason}");
+    }
+    let presets = String::from_utf8(run(&["presets", "--help"], b"").stdout).unwrap();
+    assert!(presets.contains(&format!("for the {} presets", Preset::ALL.len())));
+    // A misspelled command says which it meant.
+    let out = run(&["plans"], b"");
+    assert_eq!(out.status, 2);
+    assert!(out.stderr.contains("unknown command `plans`: did you mean `plan`?"), "{}", out.stderr);
+}
+
+/// `reference-capsules` prints the catalog a request without `capsules`
+/// plans with (the JS `referenceCapsules()` is checked against these bytes
+/// in tests/js/).
+#[test]
+fn reference_capsules_is_the_built_in_catalog() {
+    let out = run(&["reference-capsules"], b"");
+    assert_eq!(out.status, 0);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text, format!("{}\n", backend_targets::to_json(&backend_targets::reference_capsules())));
+    let catalog: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(catalog.as_array().unwrap().len(), backend_targets::BackendOp::ALL.len());
+    let pretty = String::from_utf8(run(&["reference-capsules", "--pretty"], b"").stdout).unwrap();
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&pretty).unwrap(), catalog);
+    assert!(pretty.lines().count() > catalog.as_array().unwrap().len());
 }
 
 #[test]
