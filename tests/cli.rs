@@ -168,7 +168,7 @@ fn help_everywhere() {
 /// native reason.
 #[test]
 fn help_is_derived_from_the_tables() {
-    use backend_targets::{Limits, NativeReason, Preset, SchemaName};
+    use backend_targets::{Limits, Preset, SchemaName};
     let help = String::from_utf8(run(&["--help"], b"").stdout).unwrap();
     assert!(help.contains(&format!("The {} presets", Preset::ALL.len())), "{help}");
     for name in SchemaName::SPELLINGS {
@@ -189,16 +189,22 @@ fn help_is_derived_from_the_tables() {
         let (default, ceiling) = (Limits::DEFAULT.get(name).unwrap(), Limits::CEILING.get(name).unwrap());
         assert!(plan.contains(&format!("{name}: default {default}, at most {ceiling}")), "{name}: {plan}");
     }
-    let probe = String::from_utf8(run(&["probe", "--help"], b"").stdout).unwrap();
-    for reason in NativeReason::SPELLINGS {
-        assert!(probe.contains(reason), "{reason}");
-    }
     let presets = String::from_utf8(run(&["presets", "--help"], b"").stdout).unwrap();
     assert!(presets.contains(&format!("for the {} presets", Preset::ALL.len())));
     // A misspelled command says which it meant.
     let out = run(&["plans"], b"");
     assert_eq!(out.status, 2);
     assert!(out.stderr.contains("unknown command `plans`: did you mean `plan`?"), "{}", out.stderr);
+}
+
+/// `probe --help` lists every reason of the native probe's table.
+#[test]
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+fn probe_help_lists_every_reason() {
+    let probe = String::from_utf8(run(&["probe", "--help"], b"").stdout).unwrap();
+    for reason in backend_targets::NativeReason::SPELLINGS {
+        assert!(probe.contains(reason), "{reason}");
+    }
 }
 
 /// `reference-capsules` prints the catalog a request without `capsules`
@@ -210,10 +216,10 @@ fn reference_capsules_is_the_built_in_catalog() {
     assert_eq!(out.status, 0);
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text, format!("{}\n", backend_targets::to_json(&backend_targets::reference_capsules())));
-    let catalog: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let catalog: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(catalog.as_array().unwrap().len(), backend_targets::BackendOp::ALL.len());
     let pretty = String::from_utf8(run(&["reference-capsules", "--pretty"], b"").stdout).unwrap();
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&pretty).unwrap(), catalog);
+    assert_eq!(serde_json::from_str::<Value>(&pretty).unwrap(), catalog);
     assert!(pretty.lines().count() > catalog.as_array().unwrap().len());
 }
 
