@@ -197,6 +197,29 @@ fn help_is_derived_from_the_tables() {
     assert!(out.stderr.contains("unknown command `plans`: did you mean `plan`?"), "{}", out.stderr);
 }
 
+/// The README's plan request example plans, as the README says it does.
+#[test]
+fn the_readme_example_plans() {
+    let readme = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = &readme[readme.find("## Plan request and result").expect("the section")..];
+    let start = section.find("```json\n").expect("a JSON example") + 8;
+    let example = &section[start..start + section[start..].find("```").unwrap()];
+    let out = run(&["plan"], example.as_bytes());
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kernels: Vec<(&str, &str, u64)> = result["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["op"].as_str().unwrap(), k["capsule"].as_str().unwrap(), k["configIndex"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        kernels,
+        [("matmul", "webgpu.matmul", 0), ("add", "reference.add", 1), ("softmax", "reference.softmax", 1)]
+    );
+    assert_eq!(result["attempts"][0]["ops"][0]["candidates"][0]["unverified"], true);
+}
+
 /// `probe --help` lists every reason of the native probe's table.
 #[test]
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
