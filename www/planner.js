@@ -53,7 +53,9 @@ function renderOps() {
   $('reference-count').textContent = OPS.length;
   $('ops-list').replaceChildren(...OPS.map((op) =>
     h('label', { class: 'op', title: op, dataset: { op } },
-      h('input', { type: 'checkbox', name: 'op', value: op, checked: DEFAULT_OPS.includes(op) }), ' ', op)));
+      h('input', { type: 'checkbox', name: 'op', value: op, checked: DEFAULT_OPS.includes(op) }),
+      // A long name may wrap, at its camelCase words only.
+      h('span', null, op.split(/(?=[A-Z])/).map((word, i) => [i > 0 && h('wbr'), word])))));
   updateOpsCount();
 }
 
@@ -105,7 +107,8 @@ function verdictCell(candidate) {
 }
 
 function renderAttempt(attempt, result) {
-  const rows = attempt.ops.flatMap((op) => op.sameAs !== undefined
+  // One row group per op, its name heading the group (a card on a phone).
+  const groups = attempt.ops.map((op) => h('tbody', null, op.sameAs !== undefined
     ? [h('tr', { class: 'group-start' }, h('th', { scope: 'rowgroup', class: 'op-cell' }, code(op.op)),
       h('td', { colspan: 5, class: 'op-message' }, `${op.capsule ?? op.message}: as for op ${op.sameAs}, above`))]
     : op.candidates.length
@@ -118,14 +121,14 @@ function renderAttempt(attempt, result) {
       h('td', { class: 'reason' }, candidate.reason ? code(candidate.reason) : ''),
       h('td', { class: 'detail' }, candidate.detail)))
     : [h('tr', { class: 'group-start' }, h('th', { scope: 'rowgroup', class: 'op-cell' }, code(op.op)),
-      h('td', { colspan: 5, class: 'op-message' }, op.message ?? 'no capsule for this op in the catalog'))]);
+      h('td', { colspan: 5, class: 'op-message' }, op.message ?? 'no capsule for this op in the catalog'))]));
   const served = result.mode === 'perOp'
     ? `${attempt.ops.filter((op) => op.capsule).length} of ${attempt.ops.length} ops served`
     : attempt.ok ? 'serves every op' : 'cannot serve every op';
   return h('div', { class: 'attempt' },
     h('h4', null, `Config #${attempt.configIndex} `, h('span', { class: 'config-line' }, describeConfig(attempt.config)),
       ' ', chip(served, attempt.ok ? 'chosen' : 'rejected')),
-    h('div', { class: 'table-wrap' }, table(['op', 'capsule', 'runs on', 'verdict', 'reason', 'detail'], rows, 'candidates')));
+    h('div', { class: 'table-wrap' }, table(['op', 'capsule', 'runs on', 'verdict', 'reason', 'detail'], groups, 'candidates')));
 }
 
 function renderPlan(result, request) {
