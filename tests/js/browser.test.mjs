@@ -9,9 +9,11 @@
 //
 // In each, a module worker (www/worker.js) must give the page's answer, the
 // page must load with no console error or warning, no failed or foreign
-// request and no CSP violation, and a full-page screenshot is saved under
-// tests/js/artifacts/. With the kept adapter, plan-time gating is checked
-// against the real adapter's features and limits.
+// request and no CSP violation, its planner must plan for inference
+// (vjpMode none) and say what device wasm is, and a full-page screenshot is
+// saved under tests/js/artifacts/. With the kept adapter, plan-time gating is
+// checked against the real adapter's features and limits, and the switch to
+// training.
 //
 // At a 390 px phone's width (demo-phone.png, demo-phone-dark.png): nothing
 // past the viewport, no box that scrolls or clips its content sideways, every
@@ -156,6 +158,33 @@ async function commonChecks(t, demo, screenshot) {
     assert.equal(await demo.page.locator('#presets tbody tr').count(), 13);
   });
 
+  await t.test('the planner plans for inference by default (vjpMode none), and says why WebGPU kernels run on device wasm', async () => {
+    const { page } = demo;
+    // Each config tried says its vjpMode above its candidates.
+    assert.deepEqual(await page.locator('#plan .config-line').evaluateAll((lines) => lines.map((l) => /vjp (\w+)/.exec(l.textContent)?.[1])),
+      ['none', 'none']);
+    // (Counted first: a missing element fails at once, not after a wait.)
+    const use = page.locator('input[name="use"]');
+    assert.deepEqual(await use.evaluateAll((inputs) => inputs.map((input) => [input.value, input.checked])),
+      [['inference', true], ['training', false]]);
+    assert.equal(await use.nth(1).isVisible(), true, 'training is one click away');
+    // The request the planner was given, shown on the page as sent.
+    assert.equal(await page.locator('#plan-request').count(), 1);
+    const request = JSON.parse(await page.locator('#plan-request').textContent());
+    assert.equal(request.configs.length, 2);
+    assert.deepEqual(request.configs.map((config) => config.vjpMode), ['none', 'none']);
+    // Where the kernels are shown, a sentence says what device wasm is.
+    const note = page.locator('#plan .device-note');
+    assert.equal(await note.count(), 1);
+    assert.equal(await note.isVisible(), true);
+    const text = (await note.textContent()).replace(/\s+/g, ' ');
+    assert.match(text, /device wasm is the WebAssembly page or worker/);
+    assert.match(text, /the browser dispatches [^.]*to the GPU/);
+    assert.match(text, /the webGpu provider[^.]* decides GPU execution/);
+    assert.equal(await note.evaluate((el) => el.nextElementSibling?.querySelector('table.kernels') !== null), true,
+      'the sentence stands right above the kernels table');
+  });
+
   await t.test('a web worker gets the same answer as the page', () => {
     assert.deepEqual(withoutTiming(demo.workerResolution), withoutTiming(demo.resolution));
     assert.equal(typeof demo.workerResolution.probe.elapsedMs, 'number');
@@ -264,6 +293,27 @@ test('Chromium with --enable-unsafe-webgpu: SwiftShader answers, webGpu is kept'
       await demo.page.waitForFunction(() => document.querySelector('#plan .chip-unverified'));
       assert.match(await demo.page.locator('#plan').textContent(), /unverified/);
       await demo.page.locator('#reset-button').click();
+    });
+
+    await t.test('the demo planner switches to training: vjpMode torchLeanTape, and inference-only capsules are rejected', async () => {
+      const { page } = demo;
+      const training = page.locator('input[name="use"][value="training"]');
+      assert.equal(await training.count(), 1);
+      await training.check();
+      await page.waitForFunction(() => JSON.parse(document.getElementById('plan-request').textContent)
+        .configs.every((config) => config.vjpMode === 'torchLeanTape'));
+      const kernels = Object.fromEntries(await page.locator('#plan table.kernels tbody tr').evaluateAll((rows) =>
+        rows.map((row) => [row.cells[1].textContent, row.cells[2].textContent])));
+      // webgpu.relu gives no backward pass: the reference capsule (a tape VJP) on the CPU serves relu.
+      assert.equal(kernels.relu, 'reference.relu');
+      const relu = page.locator('#plan table.candidates tr', { hasText: 'webgpu.relu' }).first();
+      assert.match(await relu.textContent(), /vjp-incompatible/);
+      // webgpu.matmul brings its own (backendVJP): still on WebGPU.
+      assert.equal(kernels.matmul, 'webgpu.matmul');
+      await page.locator('#reset-button').click();
+      await page.waitForFunction(() => JSON.parse(document.getElementById('plan-request').textContent)
+        .configs.every((config) => config.vjpMode === 'none'));
+      assert.equal(await page.locator('input[name="use"][value="inference"]').isChecked(), true);
     });
 
     await t.test('the demo planner shows an invalid request from the error’s code, path and message', async () => {
