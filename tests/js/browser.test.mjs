@@ -18,7 +18,8 @@
 // At a 390 px phone's width (demo-phone.png, demo-phone-dark.png): nothing
 // past the viewport, no box that scrolls or clips its content sideways, every
 // table cell on screen beside its column's name, and JSON wrapped between
-// tokens, never inside a word.
+// tokens, never inside a word; at 320, 768, 1024 and 1180 px, nothing past
+// the viewport or hidden sideways either.
 //
 // The two outcomes a browser cannot produce on demand (a requestAdapter() that
 // never answers, one that throws) are simulated in tests/probe_browser.rs.
@@ -441,6 +442,19 @@ function breaksInsideWords(element) {
   return bad;
 }
 
+/**
+ * In the page: every box whose content is wider than itself and that scrolls
+ * or clips it, so that what is past its right edge is off-screen (a table's
+ * reason and detail, the end of a JSON line).
+ */
+function hiddenSideways() {
+  return [...document.body.querySelectorAll('*')]
+    .filter((el) => el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1
+      && ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(el).overflowX))
+    .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className} `
+      + `(${el.scrollWidth} px of content in ${el.clientWidth} px): ${el.textContent.trim().slice(0, 40)}`);
+}
+
 test('Chromium at phone width (390 px): nothing overflows the page horizontally', async (t) => {
   await withBrowser(['--enable-unsafe-webgpu'], async (context) => {
     const demo = await openDemo(context, server.origin);
@@ -470,14 +484,7 @@ test('Chromium at phone width (390 px): nothing overflows the page horizontally'
     });
 
     await t.test('no box hides part of its content sideways (scrolled or clipped)', async () => {
-      // A box whose content is wider than itself and that scrolls or clips it:
-      // what is past its right edge is off-screen (a table's reason and detail).
-      const hiding = await page.evaluate(() => [...document.body.querySelectorAll('*')]
-        .filter((el) => el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1
-          && ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(el).overflowX))
-        .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className} `
-          + `(${el.scrollWidth} px of content in ${el.clientWidth} px): ${el.textContent.trim().slice(0, 40)}`));
-      assert.deepEqual(hiding, []);
+      assert.deepEqual(await page.evaluate(hiddenSideways), []);
     });
 
     await t.test('every cell of the diff, kernels, candidates and presets tables is on screen, under its column name', async () => {
@@ -551,6 +558,17 @@ test('Chromium at phone width (390 px): nothing overflows the page horizontally'
     await page.screenshot({ path: join(ARTIFACTS, 'demo-phone.png'), fullPage: true });
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: join(ARTIFACTS, 'demo-phone-dark.png'), fullPage: true });
+
+    await t.test('at 320, 768, 1024 and 1180 px too, nothing is wider than the viewport or hidden sideways in a box', async () => {
+      // A small phone, a tablet, and laptops on either side of the width where
+      // the tables stop being cards.
+      for (const width of [320, 768, 1024, 1180]) {
+        await page.setViewportSize({ width, height: 844 });
+        const layout = await page.evaluate(() => ({ width: document.documentElement.clientWidth, scrollWidth: document.documentElement.scrollWidth }));
+        assert.deepEqual(layout, { width, scrollWidth: width }, `at ${width} px`);
+        assert.deepEqual(await page.evaluate(hiddenSideways), [], `at ${width} px`);
+      }
+    });
   }, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
 });
 
