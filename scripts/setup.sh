@@ -33,11 +33,13 @@ background() { # name, command...
 step "cargo tools"
 # `-C cache=y` on a missing file fails either way; only a build without the
 # cache feature says so.
-wasmtime_has_cache() { ! wasmtime run -C cache=y /nonexistent.wasm 2>&1 | grep -q "caching disabled"; }
+# (Each reads the output whole first: under pipefail, `wasmtime … | grep -q`
+# takes wasmtime's own failure for the test's answer.)
+wasmtime_has_cache() { ! grep -q "caching disabled" <<<"$(wasmtime run -C cache=y /nonexistent.wasm 2>&1 || true)"; }
 # `serve` runs the wasi:http component (dist/backend-targets-http.wasm). This
 # build has no --help (clap's default features are off): a build without
 # `serve` takes the word for a module's file name instead.
-wasmtime_has_serve() { wasmtime serve -O pooling-allocator=n /nonexistent.wasm 2>&1 | grep -q '"/nonexistent.wasm"'; }
+wasmtime_has_serve() { grep -q '"/nonexistent.wasm"' <<<"$(wasmtime serve -O pooling-allocator=n /nonexistent.wasm 2>&1 || true)"; }
 if wasmtime --version 2>/dev/null | grep -q "^wasmtime $WASMTIME_VERSION" && wasmtime_has_cache && wasmtime_has_serve; then
   echo "wasmtime $WASMTIME_VERSION present"
 else
