@@ -16,9 +16,10 @@ export PATH="$HOME/.cargo/bin:$PATH"
 start=$(date +%s)
 scripts/setup.sh
 
-echo "== formatting and lints (rustfmt, clippy: native, WASI, browser, detect-only, macOS)"
+echo "== formatting and lints (rustfmt, clippy: native, WASI, browser, detect-only, macOS, the wasi:http component)"
 cargo fmt --check
 (cd fuzz && cargo fmt --check)
+(cd http && cargo fmt --check)
 cargo clippy --all-targets --features schema -- -D warnings
 cargo clippy --all-targets --target wasm32-wasip1 -- -D warnings
 cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
@@ -26,12 +27,17 @@ cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
 cargo clippy --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
 # The native probe's Metal path, for macOS: checked, not linked (no linker here).
 cargo clippy --target aarch64-apple-darwin --lib -- -D warnings
+# The wasi:http component (its own package): the service natively, the component for wasm32-wasip2.
+cargo clippy --manifest-path http/Cargo.toml --all-targets -- -D warnings
+cargo clippy --manifest-path http/Cargo.toml --all-targets --target wasm32-wasip2 -- -D warnings
 
 scripts/build.sh
 
 echo "== native Rust tests"
 # The dev profile: release sets panic = "abort", which test harnesses cannot link.
 cargo test --features schema
+# The service's routes and answers (http/src/service.rs), natively.
+cargo test --manifest-path http/Cargo.toml
 
 echo "== wasm-bindgen-test: binding layer (wasm32-unknown-unknown, under Node)"
 log=$(mktemp); trap 'rm -f "$log"' EXIT

@@ -1,0 +1,81 @@
+//! The `wasi:http/proxy` export (only in the `wasm32-wasip2` build): the edge
+//! between a `wasi:http` host (`wasmtime serve`: one fresh instance per
+//! request) and `service`. It routes a request, reads its body when the
+//! route takes one, refusing it (413) as soon as the route's limit is passed,
+//! declared (`content-length`) or read, without reading the rest, and
+//! answering 408 when the body pauses for `BODY_IDLE_TIMEOUT_MS`, then writes
+//! the reply.
+//!
+//! Built on `wstd` (the Bytecode Alliance's async standard library for WASI
+//! 0.2 components) rather than the raw `wasip2` bindings: its `http_server`
+//! gives the proxy world's export, its incoming body is an `http_body::Body`
+//! read in frames of at most 64 KiB (so `http_body_util::Limited` stops at
+//! the limit, within one frame), and its timers bound a stalled client's
+//! pause. wstd 0.6.8 builds on Rust 1.91 and later and imports WASI 0.2.12
+//! (through `wasip2` 1.0.4), the version wasmtime 48's host serves.
+
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use wstd::future::FutureExt;
+use wstd::http::{Body, Error, HeaderName, HeaderValue, Request, Response, StatusCode};
+use wstd::time::Duration;
+
+use crate::service::{BODY_IDLE_TIMEOUT_MS, Reply, Step, route};
+
+// The proxy world's `incoming-handler`. The macro also defines an unused
+// `main` (for binaries), hence the allowance on this one item's expansion.
+#[allow(dead_code)]
+mod export {
+    #[wstd::http_server]
+    async fn main(request: super::Request<super::Body>) -> Result<super::Response<super::Body>, super::Error> {
+        Ok(super::serve(request).await)
+    }
+}
+
+/// Answers one request.
+async fn serve(request: Request<Body>) -> Response<Body> {
+    let reply = answer(request).await;
+    let length = HeaderValue::from(reply.body.len());
+    let mut response = Response::new(Body::from(reply.body));
+    *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = response.headers_mut();
+    headers.insert("content-type", HeaderValue::from_static("application/json"));
+    headers.insert("content-length", length);
+    for (name, value) in reply.headers {
+        // The service's header names and values are plain ASCII.
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.insert(HeaderName::from_static(name), value);
+        }
+    }
+    response
+}
+
+async fn answer(request: Request<Body>) -> Reply {
+    let uri = request.uri();
+    let pending = match route(request.method().as_str(), uri.path(), uri.query()) {
+        Step::Answer(reply) => return reply,
+        Step::ReadBody(pending) => pending,
+    };
+    let body = request.into_body();
+    // Declared too long: refused before a byte is read.
+    if body.content_length().is_some_and(|length| length > pending.limit() as u64) {
+        return pending.too_large();
+    }
+    // Read too long: refused at the frame that passes the limit; the rest is
+    // never read (the body is dropped with the request).
+    let mut body = Limited::new(body.into_boxed_body(), pending.limit());
+    let mut bytes = Vec::new();
+    loop {
+        match body.frame().timeout(Duration::from_millis(u64::from(BODY_IDLE_TIMEOUT_MS))).await {
+            Err(_paused) => return Reply::body_stalled(),
+            Ok(None) => return pending.finish(bytes),
+            Ok(Some(Err(error))) if error.is::<LengthLimitError>() => return pending.too_large(),
+            Ok(Some(Err(error))) => return Reply::body_unreadable(&error.to_string()),
+            Ok(Some(Ok(frame))) => {
+                // Trailers, if any, carry nothing the service reads.
+                if let Some(data) = frame.data_ref() {
+                    bytes.extend_from_slice(data);
+                }
+            }
+        }
+    }
+}
