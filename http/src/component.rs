@@ -56,14 +56,16 @@ async fn answer(request: Request<Body>) -> Reply {
         Step::ReadBody(pending) => pending,
     };
     let body = request.into_body();
+    let declared = body.content_length();
     // Declared too long: refused before a byte is read.
-    if body.content_length().is_some_and(|length| length > pending.limit() as u64) {
+    if declared.is_some_and(|length| length > pending.limit() as u64) {
         return pending.too_large();
     }
     // Read too long: refused at the frame that passes the limit; the rest is
-    // never read (the body is dropped with the request).
+    // never read (the body is dropped with the request). A declared length
+    // (at most the limit) is reserved at once, not reached by doubling.
     let mut body = Limited::new(body.into_boxed_body(), pending.limit());
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(declared.map_or(0, |length| length as usize));
     loop {
         match body.frame().timeout(Duration::from_millis(u64::from(BODY_IDLE_TIMEOUT_MS))).await {
             Err(_paused) => return Reply::body_stalled(),

@@ -485,7 +485,10 @@ mod tests {
     fn health_names_the_core_s_version() {
         // This package's version is the core's (`/health`, `--version`).
         let manifest = std::fs::read_to_string("../Cargo.toml").expect("../Cargo.toml");
-        assert!(manifest.contains(&format!("\nversion = \"{VERSION}\"\n")), "http/Cargo.toml's version is not the core's");
+        assert!(
+            manifest.contains(&format!("\nversion = \"{VERSION}\"\n")),
+            "http/Cargo.toml's version is not the core's"
+        );
         let reply = answered("GET", "/health", None);
         assert_eq!(reply.body, format!("{{\"name\":\"backend-targets\",\"version\":\"{VERSION}\"}}\n"));
     }
