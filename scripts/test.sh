@@ -2,11 +2,13 @@
 # Set-up, the formatting and lint gates, build, then every test:
 #   native Rust: unit, integration (core, probe, CLI goldens, malformed corpus,
 #     the native probe against stand-in libraries), property tests, schemas,
-#     doc tests (the gates also check the Metal path for aarch64-apple-darwin)
+#     doc tests (the gates also check the Metal path for aarch64-apple-darwin);
+#     the wasi:http service's routes and answers (http/, natively)
 #   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
 #   Node suites (tests/js/): the npm package (node entry and browser entry), the
 #     consumer check (offline install, tsc, Vite), the WASI build under wasmtime
-#     and node:wasi, the probe under Node, the JS halves (src/*.js) on their
+#     and node:wasi, the wasi:http component under `wasmtime serve` against
+#     the native command, the probe under Node, the JS halves (src/*.js) on their
 #     own, and Chromium (demo page at desktop and phone width, probe, worker,
 #     the ONNX Runtime Web example)
 #   a bounded fuzzing run (cargo-fuzz, 20 s per target)
