@@ -12,6 +12,10 @@ export PATH="$HOME/.cargo/bin:$PATH"
 WASM_OPT=tests/js/node_modules/.bin/wasm-opt
 mkdir -p dist
 
+# Whether $2 must be made again from $1: missing, or older than $1 or than
+# this script (whose flags make it).
+fresher() { [ ! -e "$2" ] || [ "$1" -nt "$2" ] || [ "$0" -nt "$2" ]; }
+
 echo "== native command"
 cargo build --release --bin backend-targets
 
@@ -19,9 +23,12 @@ echo "== WASI command"
 cargo build --release --target wasm32-wasip1 --bin backend-targets
 # The module defines its own memory (zero-filled) and Rust never uses its first
 # KiB (the bottom of the 1 MiB stack), which lets wasm-opt fold more addresses.
-"$WASM_OPT" -Oz --converge --low-memory-unused --zero-filled-memory --strip-producers --strip-target-features \
-  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
-  target/wasm32-wasip1/release/backend-targets.wasm -o dist/backend-targets.wasm
+# (wasm-opt runs again only when cargo's module or this script changed.)
+if fresher target/wasm32-wasip1/release/backend-targets.wasm dist/backend-targets.wasm; then
+  "$WASM_OPT" -Oz --converge --low-memory-unused --zero-filled-memory --strip-producers --strip-target-features \
+    --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+    target/wasm32-wasip1/release/backend-targets.wasm -o dist/backend-targets.wasm
+fi
 printf 'dist/backend-targets.wasm: %s bytes (cargo output %s bytes)\n' \
   "$(wc -c <dist/backend-targets.wasm)" "$(wc -c <target/wasm32-wasip1/release/backend-targets.wasm)"
 
@@ -50,15 +57,24 @@ for crate in core alloc std compiler_builtins; do
   std_at_speed+=(--config "profile.release.package.$crate.opt-level=3")
 done
 # Builds the browser module with cargo arguments "$@", into target/$raw
-# (wasm-bindgen's output) and pkg/$wasm (after wasm-opt).
+# (wasm-bindgen's output) and pkg/$wasm (after wasm-opt). Each module has its
+# own cargo folder (target/npm-$raw): the two feature sets' cdylibs have the
+# same file name, and sharing one folder made every run rebuild both.
 browser_module() {
   local raw=$1 wasm=$2
   shift 2
   RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none" \
-    cargo build --release --lib --target wasm32-unknown-unknown --target-dir target/npm \
+    cargo build --release --lib --target wasm32-unknown-unknown --target-dir "target/npm-$raw" \
     -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size "${std_at_speed[@]}" "$@"
+  local built="target/npm-$raw/wasm32-unknown-unknown/release/backend_targets.wasm"
+  # wasm-bindgen and wasm-opt run again only when cargo's module (or this
+  # script) changed: a second run of an unchanged tree takes seconds.
+  if ! fresher "$built" "target/$raw/optimized.wasm"; then
+    cp "target/$raw/optimized.wasm" "pkg/$wasm"
+    return
+  fi
   rm -rf "target/$raw"
-  wasm-bindgen --target web --out-dir "target/$raw" target/npm/wasm32-unknown-unknown/release/backend_targets.wasm
+  wasm-bindgen --target web --out-dir "target/$raw" "$built"
   # The same layout as the WASI module: the stack sits below the data, so the
   # first KiB is never addressed (--low-memory-unused).
   # A function with one caller is inlined into it only up to 50 bytes
@@ -73,7 +89,8 @@ browser_module() {
   "$WASM_OPT" -Oz --converge --low-memory-unused --strip-producers --strip-target-features \
     --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
     --enable-reference-types --enable-multivalue --one-caller-inline-max-function-size 50 \
-    "target/$raw/backend_targets_bg.wasm" -o "pkg/$wasm"
+    "target/$raw/backend_targets_bg.wasm" -o "target/$raw/optimized.wasm"
+  cp "target/$raw/optimized.wasm" "pkg/$wasm"
 }
 # Bundles pkg-template/$1 (rolldown, minified) with wasm-bindgen's glue in
 # target/$2 and the JS halves of the boundary and of the probe (src/wasm/*.js,
@@ -97,7 +114,14 @@ bundle_entry index.js pkg-raw
 # `backend-targets/detect`: probe and detect only, pkg/detect.js over
 # pkg/detect_bg.wasm (whose name the glue's own default URL is given too).
 browser_module pkg-detect-raw detect_bg.wasm --no-default-features
-sed -i "s|'backend_targets_bg.wasm'|'detect_bg.wasm'|" target/pkg-detect-raw/backend_targets.js
+glue=target/pkg-detect-raw/backend_targets.js
+sed -i "s|'backend_targets_bg.wasm'|'detect_bg.wasm'|" "$glue"
+# Were wasm-bindgen to spell its default URL otherwise, the page would load the
+# full module under the detect-only entry without a word: fail instead.
+if ! grep -q "'detect_bg.wasm'" "$glue" || grep -q "'backend_targets_bg.wasm'" "$glue"; then
+  echo "build.sh: wasm-bindgen's glue no longer names 'backend_targets_bg.wasm' as the sed expects ($glue)" >&2
+  exit 1
+fi
 bundle_entry detect.js pkg-detect-raw
 cp pkg-template/package.json pkg-template/index.d.ts pkg-template/node.js pkg-template/detect.d.ts pkg-template/detect-node.js \
   pkg-template/README.md pkg-template/LICENSE pkg/

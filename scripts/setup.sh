@@ -11,9 +11,10 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "rustup targets and components (the standard library's source, rustfmt, clippy)"
 installed=$(rustup target list --installed)
-# aarch64-apple-darwin: only to check that the native probe's Metal path
-# compiles (scripts/test.sh; linking for macOS is impossible here).
-for t in wasm32-unknown-unknown wasm32-wasip1 wasm32-wasip2 aarch64-apple-darwin; do
+# aarch64-apple-darwin and x86_64-pc-windows-gnu: only to check that the
+# native probe's macOS and Windows paths compile (scripts/test.sh; linking
+# for them is impossible here).
+for t in wasm32-unknown-unknown wasm32-wasip1 wasm32-wasip2 aarch64-apple-darwin x86_64-pc-windows-gnu; do
   grep -qx "$t" <<<"$installed" || rustup target add "$t"
 done
 # The npm build recompiles std for size (scripts/build.sh).
@@ -32,11 +33,13 @@ background() { # name, command...
 step "cargo tools"
 # `-C cache=y` on a missing file fails either way; only a build without the
 # cache feature says so.
-wasmtime_has_cache() { ! wasmtime run -C cache=y /nonexistent.wasm 2>&1 | grep -q "caching disabled"; }
+# (Each reads the output whole first: under pipefail, `wasmtime … | grep -q`
+# takes wasmtime's own failure for the test's answer.)
+wasmtime_has_cache() { ! grep -q "caching disabled" <<<"$(wasmtime run -C cache=y /nonexistent.wasm 2>&1 || true)"; }
 # `serve` runs the wasi:http component (dist/backend-targets-http.wasm). This
 # build has no --help (clap's default features are off): a build without
 # `serve` takes the word for a module's file name instead.
-wasmtime_has_serve() { wasmtime serve -O pooling-allocator=n /nonexistent.wasm 2>&1 | grep -q '"/nonexistent.wasm"'; }
+wasmtime_has_serve() { grep -q '"/nonexistent.wasm"' <<<"$(wasmtime serve -O pooling-allocator=n /nonexistent.wasm 2>&1 || true)"; }
 if wasmtime --version 2>/dev/null | grep -q "^wasmtime $WASMTIME_VERSION" && wasmtime_has_cache && wasmtime_has_serve; then
   echo "wasmtime $WASMTIME_VERSION present"
 else

@@ -18,7 +18,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 start=$(date +%s)
 scripts/setup.sh
 
-echo "== formatting and lints (rustfmt, clippy: native, WASI, browser, detect-only, macOS, the wasi:http component)"
+echo "== formatting and lints (rustfmt, clippy: native, WASI, browser, detect-only, macOS, Windows, the wasi:http component)"
 cargo fmt --check
 (cd fuzz && cargo fmt --check)
 (cd http && cargo fmt --check)
@@ -27,8 +27,11 @@ cargo clippy --all-targets --target wasm32-wasip1 -- -D warnings
 cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
 # The detect-only module (backend-targets/detect): the browser edge without the planner's exports.
 cargo clippy --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
-# The native probe's Metal path, for macOS: checked, not linked (no linker here).
+# The native probe's Metal path, for macOS, and its Windows paths (DLL names,
+# the loader's flags, the isolation without Unix descriptors): checked, not
+# linked (no linker here).
 cargo clippy --target aarch64-apple-darwin --lib -- -D warnings
+cargo clippy --target x86_64-pc-windows-gnu --lib -- -D warnings
 # The wasi:http component (its own package): the service natively, the component for wasm32-wasip2.
 cargo clippy --manifest-path http/Cargo.toml --all-targets -- -D warnings
 cargo clippy --manifest-path http/Cargo.toml --all-targets --target wasm32-wasip2 -- -D warnings

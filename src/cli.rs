@@ -15,6 +15,7 @@ use std::io::{Read, Write};
 
 use lexopt::prelude::*;
 
+use crate::capsule::reference_capsules;
 use crate::error::{Error, ErrorCode, joined};
 use crate::host::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
 use crate::json::{to_json, to_json_pretty};
@@ -36,34 +37,44 @@ pub const EXIT_OUTPUT: i32 = 3;
 /// tool that SIGPIPE ends (128 + 13), and never success.
 pub const EXIT_CLOSED_PIPE: i32 = 141;
 
-const HELP: &str = "\
-backend-targets: ML backend targets as data, their declared availability, and the capsule planner
+/// The commands, one row each: `name`, its arguments, what it does. The
+/// help and the unknown-command message derive from this table.
+const COMMANDS: &[(&str, &str, &str)] = &[
+    ("presets", "", "The {presets} presets with default parameters"),
+    ("target", "<PRESET> [PRESET OPTIONS]", "A preset's Target"),
+    ("availability", "<PRESET> [OPTIONS] | -", "A preset's declared availability, or a Target's read from stdin (-)"),
+    (
+        "plan",
+        "[--request FILE] [--probe] [--limit NAME=N]...",
+        "Plan a request (JSON, stdin by default); --probe plans against the probed availability of its target",
+    ),
+    ("probe", "<PRESET> [OPTIONS] | -", "Probe this host for a target's accelerator and features"),
+    ("reference-capsules", "", "The built-in reference catalog: one reference capsule on cpu per op"),
+    ("schema", "<NAME>", "A JSON Schema: {schemas}"),
+];
 
-Usage: backend-targets <COMMAND> [OPTIONS]
-
-Commands:
-  presets                            The 13 presets with default parameters
-  target <PRESET> [PRESET OPTIONS]   A preset's Target
-  availability <PRESET> [OPTIONS]    A preset's declared availability
-  availability -                     The declared availability of a Target read from stdin
-  plan [--request FILE] [--probe] [--limit NAME=N]...
-                                     Plan a request (JSON, stdin by default); --probe plans
-                                     against the probed availability of its target
-  probe <PRESET> [OPTIONS]           Probe this host for a preset's accelerator and features
-  probe -                            … for a Target read from stdin
-  schema <NAME>                      A JSON Schema: Target, Availability, ExecutionConfig,
-                                     KernelCapsule, PlanRequest, PlanResult, NativeResolution,
-                                     ProbedPlanResult
-
-Options:
-  --pretty      Indent the JSON output
-  -h, --help    This help (also after a command)
-  -V, --version The version
-
-Exit status: 0 done (probe: whatever was dropped), 1 not plannable (explanation on stdout),
-2 invalid input or usage (also probe under WASI), 3 the output could not be written,
-141 stdout was closed by its reader.
-";
+/// The main help, from the command table and the vocabularies.
+fn main_help() -> String {
+    let mut text = String::from(
+        "backend-targets: ML backend targets as data, their declared availability, and the capsule planner\n\n\
+         Usage: backend-targets <COMMAND> [OPTIONS]\n\nCommands:\n",
+    );
+    for (name, args, about) in COMMANDS {
+        let about = about
+            .replace("{presets}", &Preset::ALL.len().to_string())
+            .replace("{schemas}", &joined(SchemaName::SPELLINGS, ", "));
+        let space = if args.is_empty() { "" } else { " " };
+        text.push_str(&format!("  {name}{space}{args}\n      {about}\n"));
+    }
+    text.push_str(
+        "\nOptions:\n  --pretty      Indent the JSON output\n  -h, --help    This help (also after a command)\n  \
+         -V, --version The version\n\nAn option given twice is a usage error.\n\n\
+         Exit status: 0 done (probe: whatever was dropped), 1 not plannable (explanation on stdout),\n\
+         2 invalid input or usage (also probe under WASI), 3 the output could not be written,\n\
+         141 stdout was closed by its reader.\n",
+    );
+    text
+}
 
 /// `target --help`: the preset list and which preset takes which option,
 /// from the preset table.
@@ -95,20 +106,32 @@ Options (each only where the preset takes it):
     )
 }
 
-const PLAN_HELP: &str = "\
+/// `plan --help`, with the limits from their table.
+fn plan_help() -> String {
+    let limits: Vec<String> = Limits::NAMES
+        .iter()
+        .map(|name| {
+            let (default, ceiling) = (Limits::DEFAULT.get(name).unwrap_or(0), Limits::CEILING.get(name).unwrap_or(0));
+            format!("  {name}: default {default}, at most {ceiling}")
+        })
+        .collect();
+    format!(
+        "\
 Usage: backend-targets plan [--request FILE] [--probe [--timeout-ms N]] [--limit NAME=N]... [--pretty]
 
 Reads a plan request (JSON) from stdin, or from FILE, and prints the plan result.
 --probe: probe this host for the request's target (required) and plan against the
 effective availability; the result carries the probe's resolution (`resolution`).
---limit raises (or lowers) one limit the request meets, up to its ceiling:
-  requestBytes (default 16777216, at most 268435456), ops (10000, 1000000),
-  configs (64, 4096), capsules (100000, 1000000), nameBytes (1024, 1048576),
-  features (1024, 65536), limits (1024, 65536), work = configs x (ops + capsules)
-  (100000, 2000000). Beyond one: error limit-exceeded.
+--limit raises (or lowers) one limit the request meets, up to its ceiling (work is
+configs x (ops + capsules)); beyond one: error limit-exceeded.
+{}
+
 Exit status: 0 planned, 1 not plannable (the explanation is printed), 2 invalid input
 (or --probe under WASI).
-";
+",
+        limits.join("\n")
+    )
+}
 
 /// `probe --help`, with the reason codes from their table.
 fn probe_help() -> String {
@@ -134,18 +157,29 @@ Exit status: 0 probed (whatever was dropped), 2 invalid input or usage, or under
     )
 }
 
-const SCHEMA_HELP: &str = "\
-Usage: backend-targets schema <NAME> [--pretty]
+/// `schema --help`, with the names from their table.
+fn schema_help() -> String {
+    format!(
+        "Usage: backend-targets schema <NAME> [--pretty]\n\nPrints the JSON Schema (draft 2020-12) of a form, on one line.\nNames: {}\n",
+        joined(SchemaName::SPELLINGS, ", ")
+    )
+}
 
-Prints the JSON Schema (draft 2020-12) of a form, on one line.
-Names: Target, Availability, ExecutionConfig, KernelCapsule, PlanRequest, PlanResult,
-       NativeResolution, ProbedPlanResult
-";
+/// `presets --help`.
+fn presets_help() -> String {
+    format!(
+        "Usage: backend-targets presets [--pretty]\n\nPrints a JSON array of {{ name, target }} for the {} presets, with default parameters.\n",
+        Preset::ALL.len()
+    )
+}
 
-const PRESETS_HELP: &str = "\
-Usage: backend-targets presets [--pretty]
+const REFERENCE_CAPSULES_HELP: &str = "\
+Usage: backend-targets reference-capsules [--pretty]
 
-Prints a JSON array of { name, target } for the 13 presets, with default parameters.
+Prints the built-in reference catalog, a JSON array of KernelCapsule (one `reference`
+capsule on cpu per op): the catalog a plan request without `capsules` plans with, and
+what to add your own capsules to. The same bytes as JSON.stringify(referenceCapsules())
+in JavaScript.
 ";
 
 /// What one run printed and its exit status.
@@ -276,6 +310,20 @@ pub fn write_out(out: &mut dyn Write, bytes: &[u8]) -> std::io::Result<()> {
     out.flush()
 }
 
+/// Why a file could not be opened. Under WASI a file outside the folders
+/// the runtime lets the module see reads as missing: say so.
+fn open_words(error: &std::io::Error) -> String {
+    let words = io_words(error);
+    if cfg!(target_os = "wasi") && error.kind() == std::io::ErrorKind::NotFound {
+        format!(
+            "{words} (a WASI module sees only the folders its runtime opens for it: \
+             `wasmtime run --dir .` for a path under the working directory)"
+        )
+    } else {
+        words.to_string()
+    }
+}
+
 /// An I/O error in the same words natively and under WASI.
 fn io_words(error: &std::io::Error) -> &'static str {
     use std::io::ErrorKind::*;
@@ -338,11 +386,30 @@ impl Output {
     }
 }
 
+/// The next argument, refusing an option given twice: one rule for every
+/// command and option, but `--limit`, which names one limit per use (and
+/// refuses a limit named twice).
+fn next_arg<'a>(parser: &'a mut lexopt::Parser, seen: &mut Vec<String>) -> Result<Option<lexopt::Arg<'a>>, Error> {
+    let arg = parser.next().map_err(usage_error)?;
+    let flag = match &arg {
+        Some(Long(name)) if *name != "limit" => Some(format!("--{name}")),
+        Some(Short('r')) => Some("--request".to_string()),
+        _ => None,
+    };
+    if let Some(flag) = flag {
+        if seen.contains(&flag) {
+            return Err(usage(&flag, format!("{flag} is given twice")));
+        }
+        seen.push(flag);
+    }
+    Ok(arg)
+}
+
 fn dispatch(args: Vec<OsString>, stdin: &mut (impl Read + ?Sized)) -> Result<Outcome, Error> {
     let mut parser = lexopt::Parser::from_args(args);
     let command = match parser.next().map_err(usage_error)? {
         None => return Err(usage("", "a command is required")),
-        Some(Short('h') | Long("help")) => return Ok(Outcome::printed(HELP.to_string(), EXIT_OK)),
+        Some(Short('h') | Long("help")) => return Ok(Outcome::printed(main_help(), EXIT_OK)),
         Some(Short('V') | Long("version")) => {
             let version = format!("backend-targets {}\n", env!("CARGO_PKG_VERSION"));
             return Ok(Outcome::printed(version, EXIT_OK));
@@ -356,14 +423,15 @@ fn dispatch(args: Vec<OsString>, stdin: &mut (impl Read + ?Sized)) -> Result<Out
         "availability" => preset_command(&mut parser, stdin, true),
         "plan" => plan_command(&mut parser, stdin),
         "probe" => probe_command(&mut parser, stdin),
+        "reference-capsules" => reference_capsules_command(&mut parser),
         "schema" => schema_command(&mut parser),
-        "help" => Ok(Outcome::printed(HELP.to_string(), EXIT_OK)),
-        other => Err(usage(
-            "command",
-            format!(
-                "unknown command `{other}`, expected one of: presets, target, availability, plan, probe, schema, help"
-            ),
-        )),
+        "help" => Ok(Outcome::printed(main_help(), EXIT_OK)),
+        other => {
+            let mut names: Vec<&str> = COMMANDS.iter().map(|(name, _, _)| *name).collect();
+            names.push("help");
+            let spelled = Error::unknown_spelling("command", other, &names);
+            Err(Error { code: ErrorCode::Usage, path: "command".into(), ..spelled })
+        }
     }
 }
 
@@ -371,16 +439,31 @@ fn help(text: &str) -> Result<Outcome, Error> {
     Ok(Outcome::printed(text.to_string(), EXIT_OK))
 }
 
-fn presets_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
+/// A command whose only option is `--pretty`: prints `value` as JSON.
+fn json_command<T: serde::Serialize>(
+    parser: &mut lexopt::Parser,
+    help_text: &dyn Fn() -> String,
+    value: &dyn Fn() -> T,
+) -> Result<Outcome, Error> {
     let mut output = Output::default();
-    while let Some(arg) = parser.next().map_err(usage_error)? {
+    let mut seen = Vec::new();
+    while let Some(arg) = next_arg(parser, &mut seen)? {
         match arg {
             Long("pretty") => output.pretty = true,
-            Short('h') | Long("help") => return help(PRESETS_HELP),
+            Short('h') | Long("help") => return help(&help_text()),
             other => return Err(usage_error(other.unexpected())),
         }
     }
-    Ok(Outcome::printed(output.json(&presets()), EXIT_OK))
+    Ok(Outcome::printed(output.json(&value()), EXIT_OK))
+}
+
+fn presets_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
+    json_command(parser, &presets_help, &presets)
+}
+
+/// `reference-capsules`: the catalog JS's `referenceCapsules()` returns.
+fn reference_capsules_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
+    json_command(parser, &|| REFERENCE_CAPSULES_HELP.to_string(), &reference_capsules)
 }
 
 /// Where a target comes from: a preset with options, or stdin (`-`).
@@ -428,11 +511,6 @@ impl TargetArgs {
     /// Takes `arg` (a preset option or the preset), or refuses it.
     fn take(&mut self, arg: OwnedArg, parser: &mut lexopt::Parser, stdin_allowed: bool) -> Result<(), Error> {
         match arg.borrowed() {
-            Long(flag @ ("os" | "arch" | "enable-libtorch"))
-                if self.given.iter().any(|given| given.strip_prefix("--") == Some(flag)) =>
-            {
-                return Err(usage(&format!("--{flag}"), format!("--{flag} is given twice")));
-            }
             Long("os") => {
                 let value = text_arg(parser.value().map_err(usage_error)?, "--os")?;
                 self.options.os = Some(value.parse::<OperatingSystem>().map_err(|e| e.under("--os"))?);
@@ -490,9 +568,9 @@ fn preset_command(
 ) -> Result<Outcome, Error> {
     let mut output = Output::default();
     let mut args = TargetArgs::default();
-    while let Some(arg) = parser.next().map_err(usage_error)? {
+    let mut seen = Vec::new();
+    while let Some(arg) = next_arg(parser, &mut seen)? {
         match arg {
-            Long("pretty") if output.pretty => return Err(usage("--pretty", "--pretty is given twice")),
             Long("pretty") => output.pretty = true,
             Short('h') | Long("help") => return help(&preset_help()),
             other => {
@@ -523,7 +601,8 @@ fn probe_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) 
     let mut output = Output::default();
     let mut args = TargetArgs::default();
     let mut timeout_ms = NATIVE_PROBE_TIMEOUT_MS;
-    while let Some(arg) = parser.next().map_err(usage_error)? {
+    let mut seen = Vec::new();
+    while let Some(arg) = next_arg(parser, &mut seen)? {
         match arg {
             Long("pretty") => output.pretty = true,
             Short('h') | Long("help") => return help(&probe_help()),
@@ -606,14 +685,11 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -
     let mut timeout_ms: Option<u32> = None;
     let mut limits = Limits::DEFAULT;
     let mut limits_given: Vec<String> = Vec::new();
-    while let Some(arg) = parser.next().map_err(usage_error)? {
+    let mut seen = Vec::new();
+    while let Some(arg) = next_arg(parser, &mut seen)? {
         match arg {
-            Long("pretty") if output.pretty => return Err(usage("--pretty", "--pretty is given twice")),
             Long("pretty") => output.pretty = true,
-            Short('h') | Long("help") => return help(PLAN_HELP),
-            Long("request") | Short('r') if file.is_some() => {
-                return Err(usage("--request", "--request is given twice"));
-            }
+            Short('h') | Long("help") => return help(&plan_help()),
             Long("request") | Short('r') => {
                 file = Some(parser.value().map_err(usage_error)?);
             }
@@ -646,7 +722,7 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -
             if std::fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
                 return Err(cannot("it is a directory"));
             }
-            let mut handle = std::fs::File::open(&path).map_err(|e| cannot(io_words(&e)))?;
+            let mut handle = std::fs::File::open(&path).map_err(|e| cannot(&open_words(&e)))?;
             read_all(&mut handle, limits.request_bytes, "--request")?
         }
     };
@@ -693,10 +769,10 @@ fn parse_limit(text: &str) -> Result<(String, usize), Error> {
 fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
     let mut name: Option<SchemaName> = None;
     let mut pretty = false;
-    while let Some(arg) = parser.next().map_err(usage_error)? {
+    let mut seen = Vec::new();
+    while let Some(arg) = next_arg(parser, &mut seen)? {
         match arg {
-            Short('h') | Long("help") => return help(SCHEMA_HELP),
-            Long("pretty") if pretty => return Err(usage("--pretty", "--pretty is given twice")),
+            Short('h') | Long("help") => return help(&schema_help()),
             Long("pretty") => pretty = true,
             Value(value) if name.is_none() => {
                 let text = text_arg(value, "name")?;

@@ -73,10 +73,14 @@ impl Error {
 
     /// A string that is not one of `spellings` for the vocabulary `type_name`.
     pub fn unknown_spelling(type_name: &str, found: &str, spellings: &[&str]) -> Self {
+        let message = match did_you_mean(found, spellings) {
+            Some(meant) => format!("unknown {type_name} `{found}`: did you mean `{meant}`?"),
+            None => format!("unknown {type_name} `{found}`, expected one of: {}", joined(spellings, ", ")),
+        };
         Self {
             code: ErrorCode::UnknownVariant,
             path: String::new(),
-            message: format!("unknown {type_name} `{found}`, expected one of: {}", joined(spellings, ", ")),
+            message,
             expected: spellings.iter().map(|s| s.to_string()).collect(),
         }
     }
@@ -92,6 +96,55 @@ impl Error {
         let path = if self.path.is_empty() { "(top level)" } else { &self.path };
         format!("[{}] at {}: {}", self.code, path, self.message)
     }
+}
+
+/// The spelling that a misspelled `found` most likely meant: the one equal
+/// to it but for ASCII case, `_` and `-` (`MatMul`, `mat_mul` → `matmul`),
+/// else the single nearest by edits (Levenshtein), within one edit in four
+/// letters (`matmull` → `matmul`). `None` when nothing is that close, or
+/// two are. A message then says it first; `expected` still lists them all.
+pub(crate) fn did_you_mean<'a>(found: &str, spellings: &[&'a str]) -> Option<&'a str> {
+    let target = folded(found);
+    let mut same = spellings.iter().filter(|s| folded(s) == target);
+    if let (Some(only), None) = (same.next(), same.next()) {
+        return Some(only);
+    }
+    let allowed = (target.len() / 4).max(1);
+    let mut best: Option<(usize, &'a str, bool)> = None;
+    for &spelling in spellings {
+        let distance = edit_distance(&target, &folded(spelling));
+        best = match best {
+            Some((d, _, _)) if distance > d => best,
+            Some((d, first, _)) if distance == d => Some((d, first, true)),
+            _ => Some((distance, spelling, false)),
+        };
+    }
+    best.filter(|&(distance, _, tied)| distance <= allowed && !tied).map(|(_, spelling, _)| spelling)
+}
+
+/// `text`'s bytes, ASCII letters lowercased, `_` and `-` left out (every
+/// spelling is ASCII; Unicode case tables would add kilobytes to the
+/// browser module).
+fn folded(text: &str) -> Vec<u8> {
+    text.bytes().filter(|b| *b != b'_' && *b != b'-').map(|b| b.to_ascii_lowercase()).collect()
+}
+
+/// Levenshtein's distance between two byte strings, one row at a time.
+/// Written here rather than taken from `strsim`: its `char`-generic version
+/// with Unicode lowercasing made the browser module 6.1 KB gzipped larger,
+/// these bytes 0.9 KB (scripts/build.sh's figures).
+fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &x) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &y) in b.iter().enumerate() {
+            let substituted = diagonal + usize::from(x != y);
+            diagonal = row[j + 1];
+            row[j + 1] = substituted.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
 }
 
 /// Joins JSON path segments: `a` + `b` = `a.b`, `a` + `[3]` = `a[3]`.
@@ -163,5 +216,25 @@ mod tests {
         assert_eq!(first_repeat(["b", "a", "b", "a"].into_iter()), Some(2));
         assert_eq!(first_repeat(["x", "y", "y", "x"].into_iter()), Some(2));
         assert_eq!(sorted_order(&["b", "a", "b"]), [1, 0, 2]);
+    }
+
+    #[test]
+    fn a_misspelling_suggests_the_one_spelling_it_most_likely_meant() {
+        let ops = crate::vocab::BackendOp::SPELLINGS;
+        assert_eq!(did_you_mean("matmull", ops), Some("matmul"));
+        assert_eq!(did_you_mean("MatMul", ops), Some("matmul"));
+        assert_eq!(did_you_mean("SOFTMAX", ops), Some("softmax"));
+        assert_eq!(did_you_mean("layer_norm", ops), Some("layerNorm"));
+        assert_eq!(did_you_mean("convolution", ops), None, "nothing within one edit in four letters");
+        assert_eq!(did_you_mean("xyz", &["abc", "xya", "xyb"]), None, "two equally near");
+        assert_eq!(did_you_mean("webgpu", crate::vocab::Provider::SPELLINGS), Some("webGpu"));
+        let error = Error::unknown_spelling("BackendOp", "matmull", ops);
+        assert_eq!(error.message, "unknown BackendOp `matmull`: did you mean `matmul`?");
+        assert_eq!(error.expected.len(), ops.len());
+        assert_eq!(edit_distance(b"kitten", b"sitting"), 3);
+        assert_eq!(edit_distance(b"", b"abc"), 3);
+        assert_eq!(edit_distance(b"flaw", b"lawn"), 2);
+        let error = Error::unknown_spelling("BackendOp", "qqqqqqq", ops);
+        assert!(error.message.starts_with("unknown BackendOp `qqqqqqq`, expected one of: "), "{}", error.message);
     }
 }

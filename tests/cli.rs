@@ -153,12 +153,97 @@ fn help_everywhere() {
         &["target", "--help"],
         &["availability", "-h"],
         &["plan", "--help"],
+        &["probe", "--help"],
+        &["reference-capsules", "--help"],
         &["schema", "--help"],
     ] {
         let out = run(args, b"");
         assert_eq!(out.status, 0, "{args:?}");
         assert!(String::from_utf8(out.stdout).unwrap().contains("Usage: backend-targets"), "{args:?}");
     }
+}
+
+/// The help says what the tables say: every command answers, the preset
+/// count, every limit's default and ceiling, every schema name, every
+/// native reason.
+#[test]
+fn help_is_derived_from_the_tables() {
+    use backend_targets::{Limits, Preset, SchemaName};
+    let help = String::from_utf8(run(&["--help"], b"").stdout).unwrap();
+    assert!(help.contains(&format!("The {} presets", Preset::ALL.len())), "{help}");
+    for name in SchemaName::SPELLINGS {
+        assert!(help.contains(name), "{name}");
+    }
+    let commands: Vec<&str> = help
+        .lines()
+        .filter_map(|line| line.strip_prefix("  ").filter(|l| !l.starts_with(' ') && !l.starts_with('-')))
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    assert_eq!(commands, ["presets", "target", "availability", "plan", "probe", "reference-capsules", "schema"]);
+    for command in &commands {
+        let out = run(&[command, "--help"], b"");
+        assert_eq!(out.status, 0, "{command} --help");
+    }
+    let plan = String::from_utf8(run(&["plan", "--help"], b"").stdout).unwrap();
+    for name in Limits::NAMES {
+        let (default, ceiling) = (Limits::DEFAULT.get(name).unwrap(), Limits::CEILING.get(name).unwrap());
+        assert!(plan.contains(&format!("{name}: default {default}, at most {ceiling}")), "{name}: {plan}");
+    }
+    let presets = String::from_utf8(run(&["presets", "--help"], b"").stdout).unwrap();
+    assert!(presets.contains(&format!("for the {} presets", Preset::ALL.len())));
+    // A misspelled command says which it meant.
+    let out = run(&["plans"], b"");
+    assert_eq!(out.status, 2);
+    assert!(out.stderr.contains("unknown command `plans`: did you mean `plan`?"), "{}", out.stderr);
+}
+
+/// The README's plan request example plans, as the README says it does.
+#[test]
+fn the_readme_example_plans() {
+    let readme = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = &readme[readme.find("## Plan request and result").expect("the section")..];
+    let start = section.find("```json\n").expect("a JSON example") + 8;
+    let example = &section[start..start + section[start..].find("```").unwrap()];
+    let out = run(&["plan"], example.as_bytes());
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kernels: Vec<(&str, &str, u64)> = result["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["op"].as_str().unwrap(), k["capsule"].as_str().unwrap(), k["configIndex"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        kernels,
+        [("matmul", "webgpu.matmul", 0), ("add", "reference.add", 1), ("softmax", "reference.softmax", 1)]
+    );
+    assert_eq!(result["attempts"][0]["ops"][0]["candidates"][0]["unverified"], true);
+}
+
+/// `probe --help` lists every reason of the native probe's table.
+#[test]
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+fn probe_help_lists_every_reason() {
+    let probe = String::from_utf8(run(&["probe", "--help"], b"").stdout).unwrap();
+    for reason in backend_targets::NativeReason::SPELLINGS {
+        assert!(probe.contains(reason), "{reason}");
+    }
+}
+
+/// `reference-capsules` prints the catalog a request without `capsules`
+/// plans with (the JS `referenceCapsules()` is checked against these bytes
+/// in tests/js/).
+#[test]
+fn reference_capsules_is_the_built_in_catalog() {
+    let out = run(&["reference-capsules"], b"");
+    assert_eq!(out.status, 0);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text, format!("{}\n", backend_targets::to_json(&backend_targets::reference_capsules())));
+    let catalog: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(catalog.as_array().unwrap().len(), backend_targets::BackendOp::ALL.len());
+    let pretty = String::from_utf8(run(&["reference-capsules", "--pretty"], b"").stdout).unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&pretty).unwrap(), catalog);
+    assert!(pretty.lines().count() > catalog.as_array().unwrap().len());
 }
 
 #[test]

@@ -174,18 +174,28 @@ mod command {
 
     #[test]
     fn a_repeated_option_is_an_error() {
+        // One rule for every command and option (`--limit` names one limit
+        // per use; a limit named twice is refused too).
         for args in [
             &["target", "portableCpu", "--os", "linux", "--os", "macOS"][..],
             &["target", "portableCpu", "--arch", "x86_64", "--arch", "aarch64"],
             &["target", "linuxCuda", "--enable-libtorch", "--enable-libtorch"],
-            &["presets", "--pretty", "--pretty"][..1],
+            &["target", "linuxCpu", "--pretty", "--pretty"],
+            &["availability", "linuxCpu", "--pretty", "--pretty"],
+            &["presets", "--pretty", "--pretty"],
+            &["reference-capsules", "--pretty", "--pretty"],
+            &["schema", "Target", "--pretty", "--pretty"],
             &["plan", "--request", "a", "--request", "b"],
+            &["plan", "-r", "a", "--request", "b"],
+            &["plan", "--pretty", "--pretty"],
+            &["plan", "--probe", "--probe"],
+            &["plan", "--probe", "--timeout-ms", "5", "--timeout-ms", "6"],
+            &["plan", "--limit", "ops=5", "--limit", "ops=6"],
+            &["probe", "linuxCpu", "--pretty", "--pretty"],
+            &["probe", "linuxCpu", "--timeout-ms", "5", "--timeout-ms", "6"],
         ] {
-            if args.len() < 2 {
-                continue;
-            }
             let (status, stdout, stderr) = run(args, b"{}");
-            assert_eq!(status, 2, "{args:?}");
+            assert_eq!(status, 2, "{args:?}: {stderr}");
             assert!(stdout.is_empty());
             assert!(stderr.contains("is given twice"), "{args:?}: {stderr}");
         }

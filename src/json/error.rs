@@ -94,28 +94,27 @@ impl de::Error for Error {
         Self::new(ErrorCode::InvalidValue, format!("expected {expected}, found {length} elements"))
     }
     fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
-        Self::new(
-            ErrorCode::UnknownVariant,
-            format!(
-                "unknown spelling {}, expected one of: {}",
-                quoted_short(variant),
-                crate::error::joined(expected, ", ")
-            ),
-        )
-        .expecting(expected)
+        Self::new(ErrorCode::UnknownVariant, unknown("spelling", variant, expected)).expecting(expected)
     }
     fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
-        Self::new(
-            ErrorCode::UnknownField,
-            format!("unknown field {}, expected one of: {}", quoted_short(field), crate::error::joined(expected, ", ")),
-        )
-        .expecting(expected)
+        Self::new(ErrorCode::UnknownField, unknown("field", field, expected)).expecting(expected)
     }
     fn missing_field(field: &'static str) -> Self {
         Self::new(ErrorCode::MissingField, format!("missing field {}", quoted(field))).with_field(field)
     }
     fn duplicate_field(field: &'static str) -> Self {
         Self::duplicate(field)
+    }
+}
+
+/// `unknown <what> "found"`, then the one it most likely meant, or every
+/// one it could have been.
+fn unknown(what: &str, found: &str, expected: &[&str]) -> String {
+    match crate::error::did_you_mean(found, expected) {
+        Some(meant) => format!("unknown {what} {}: did you mean {}?", quoted_short(found), quoted(meant)),
+        None => {
+            format!("unknown {what} {}, expected one of: {}", quoted_short(found), crate::error::joined(expected, ", "))
+        }
     }
 }
 

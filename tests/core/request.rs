@@ -162,25 +162,40 @@ fn strict_json_errors_have_a_code_and_a_path() {
 }
 
 #[test]
-fn bad_spelling_errors_list_the_valid_spellings() {
-    let cases: [(&str, &[&str]); 5] = [
-        (r#"{"ops":["Matmul"]}"#, BackendOp::SPELLINGS),
-        (r#"{"ops":[],"config":{"vjpMode":"tape"}}"#, VJPMode::SPELLINGS),
-        (r#"{"ops":[],"target":{"arch":"x86-64"}}"#, Architecture::SPELLINGS),
-        (r#"{"ops":[],"availability":{"providers":["torch"]}}"#, Provider::SPELLINGS),
-        (r#"{"ops":[],"mode":"whole"}"#, PlanMode::SPELLINGS),
+fn bad_spelling_errors_suggest_the_meant_spelling_or_list_the_valid_ones() {
+    // `expected` always lists every valid spelling; the message names the
+    // one a misspelling most likely meant, or, when none is that close,
+    // lists them all.
+    let cases: [(&str, &[&str], Option<&str>); 7] = [
+        (r#"{"ops":["Matmul"]}"#, BackendOp::SPELLINGS, Some("matmul")),
+        (r#"{"ops":["matmull"]}"#, BackendOp::SPELLINGS, Some("matmul")),
+        (r#"{"ops":[],"config":{"vjpMode":"tape"}}"#, VJPMode::SPELLINGS, None),
+        (r#"{"ops":[],"target":{"arch":"x86-64"}}"#, Architecture::SPELLINGS, Some("x86_64")),
+        (r#"{"ops":[],"availability":{"providers":["torch"]}}"#, Provider::SPELLINGS, None),
+        (r#"{"ops":[],"availability":{"providers":["webgpu"]}}"#, Provider::SPELLINGS, Some("webGpu")),
+        (r#"{"ops":[],"mode":"whole"}"#, PlanMode::SPELLINGS, None),
     ];
-    for (text, expected) in cases {
+    for (text, expected, meant) in cases {
         let error = parse_plan_request(text).unwrap_err();
         assert_eq!(error.code, ErrorCode::UnknownVariant, "{text}");
         assert_eq!(error.expected, expected, "{text}");
-        for spelling in expected {
-            assert!(error.message.contains(spelling), "{}", error.message);
+        match meant {
+            Some(meant) => {
+                assert!(error.message.ends_with(&format!(": did you mean \"{meant}\"?")), "{}", error.message);
+                assert!(!error.message.contains("expected one of"), "{}", error.message);
+            }
+            None => {
+                for spelling in expected {
+                    assert!(error.message.contains(spelling), "{}", error.message);
+                }
+            }
         }
     }
-    // An unknown field lists the fields the object does define.
+    // An unknown field: the field it most likely meant, and `expected` lists
+    // the fields the object does define.
     let error = parse_plan_request(r#"{"ops":[],"capsule":[]}"#).unwrap_err();
     assert_eq!(error.code, ErrorCode::UnknownField);
+    assert_eq!(error.message, r#"unknown field "capsule": did you mean "capsules"?"#);
     assert_eq!(error.expected, ["ops", "config", "configs", "target", "availability", "capsules", "mode", "explain"]);
 }
 

@@ -397,7 +397,7 @@ export function defineApiSuite(label, getApi, { wasmExport }) {
         }
       });
 
-      test('plan(object) with a bad spelling lists the valid spellings in expected', () => {
+      test('plan(object) with a bad spelling lists the valid spellings in expected, and says which it meant or lists them', () => {
         const capsule = { name: 'a', op: 'matmul', provider: 'reference', device: 'cpu', trustLevel: 'checked' };
         const rows = [
           [{ ops: ['matMul'] }, 'ops[0]', 'BackendOp'],
@@ -420,8 +420,15 @@ export function defineApiSuite(label, getApi, { wasmExport }) {
         for (const [request, path, enumName] of rows) {
           const e = throwsCode(() => api().plan(request), 'unknown-variant', path, path);
           assert.deepEqual(e.expected, SPELLINGS[enumName], `${path}: expected lists the ${enumName} spellings`);
-          assert.ok(e.message.includes(e.expected.join(', ')), e.message);
+          const meant = e.message.match(/: did you mean "([^"]+)"\?$/);
+          if (meant) assert.ok(e.expected.includes(meant[1]), e.message);
+          else assert.ok(e.message.includes(e.expected.join(', ')), e.message);
         }
+        // Close misspellings name what they meant; a far one lists every spelling.
+        assert.match(throwsCode(() => api().plan({ ops: ['matMul'] }), 'unknown-variant', 'ops[0]').message, /did you mean "matmul"\?$/);
+        assert.match(throwsCode(() => api().plan({ ops: [], target: { os: 'MacOS' } }), 'unknown-variant', 'target.os').message, /did you mean "macOS"\?$/);
+        assert.ok(throwsCode(() => api().plan({ ops: [], target: { arch: 'arm64' } }), 'unknown-variant', 'target.arch').message
+          .includes(SPELLINGS.Architecture.join(', ')));
       });
 
       test('non-ASCII text crosses the boundary intact (objects, text, planJson)', () => {

@@ -42,6 +42,27 @@ test('every malformed request is refused with the native command\'s message, wor
   }
 });
 
+test('`backend-targets reference-capsules` prints what referenceCapsules() returns, byte for byte', () => {
+  const native = spawnSync(NATIVE_BIN, ['reference-capsules']);
+  assert.equal(native.status, 0, native.stderr.toString());
+  assert.equal(native.stdout.toString('utf8'), `${JSON.stringify(api.referenceCapsules())}\n`);
+});
+
+test('a misspelled op says which it meant, in the package as in the command; `expected` lists them all', () => {
+  const input = '{"ops": ["matmull"]}';
+  const native = spawnSync(NATIVE_BIN, ['plan'], { input });
+  let thrown;
+  try {
+    api.plan(JSON.parse(input));
+  } catch (error) {
+    thrown = error;
+  }
+  assert.equal(thrown.code, 'unknown-variant');
+  assert.equal(thrown.message, '[unknown-variant] at ops[0]: unknown spelling "matmull": did you mean "matmul"?');
+  assert.equal(`backend-targets: error ${thrown.message}\n`, native.stderr.toString('utf8'));
+  assert.equal(thrown.expected.length, api.referenceCapsules().length, 'every op');
+});
+
 test('the package.json exports map sends Node to node.js and everything else to index.js', () => {
   const manifest = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
   assert.equal(manifest.type, 'module');

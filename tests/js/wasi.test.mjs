@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { VECTORS, WASI_MODULE, cliCases, malformedCases } from './common.mjs';
+import { ROOT, VECTORS, WASI_MODULE, cliCases, malformedCases } from './common.mjs';
 
 const RUNNER = fileURLToPath(new URL('./node-wasi-runner.mjs', import.meta.url));
 
@@ -63,6 +63,17 @@ test('wasmtime runs the plain .wasm from stdin with no --dir and no environment'
   const r = spawnSync('wasmtime', ['run', WASI_MODULE, 'plan'], { input: request });
   assert.equal(r.status, 0, r.stderr.toString());
   assert.ok(r.stdout.equals(readFileSync(join(VECTORS, 'cli', 'plan-default-explained.out'))));
+});
+
+test('wasmtime: --request without --dir says that a WASI module sees only the folders it is given', () => {
+  const path = join('tests', 'vectors', 'requests', 'no-ops.json');
+  const blind = spawnSync('wasmtime', ['run', WASI_MODULE, 'plan', '--request', path], { cwd: ROOT });
+  assert.equal(blind.status, 2);
+  assert.ok(blind.stderr.toString().includes('no such file (a WASI module sees only the folders its runtime opens for it: `wasmtime run --dir .`'),
+    blind.stderr.toString());
+  const seeing = spawnSync('wasmtime', ['run', '--dir', '.', WASI_MODULE, 'plan', '--request', path], { cwd: ROOT });
+  assert.equal(seeing.status, 0, seeing.stderr.toString());
+  assert.ok(seeing.stdout.equals(readFileSync(join(VECTORS, 'cli', 'plan-no-ops.out'))));
 });
 
 // The native probe needs the host's drivers and devices, which a WASI module
