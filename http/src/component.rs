@@ -7,29 +7,48 @@
 //! the reply.
 //!
 //! Built on `wstd` (the Bytecode Alliance's async standard library for WASI
-//! 0.2 components) rather than the raw `wasip2` bindings: its `http_server`
-//! gives the proxy world's export, its incoming body is an `http_body::Body`
+//! 0.2 components) rather than on the raw `wasip2` bindings alone: its
+//! server gives the proxy world's export (see `Export`), its runtime awaits
+//! the host's streams, its incoming body is an `http_body::Body`
 //! read in frames of at most 64 KiB (so `http_body_util::Limited` stops at
 //! the limit, within one frame), and its timers bound a stalled client's
 //! pause. wstd 0.6.8 builds on Rust 1.91 and later and imports WASI 0.2.12
 //! (through `wasip2` 1.0.4), the version wasmtime 48's host serves.
 
 use http_body_util::{BodyExt, LengthLimitError, Limited};
+use wasip2::http::types::{IncomingRequest, ResponseOutparam};
 use wstd::future::FutureExt;
-use wstd::http::{Body, Error, HeaderName, HeaderValue, Request, Response, StatusCode};
+use wstd::http::request::try_from_incoming;
+use wstd::http::server::Responder;
+use wstd::http::{Body, HeaderName, HeaderValue, Request, Response, StatusCode};
 use wstd::time::Duration;
 
 use crate::service::{BODY_IDLE_TIMEOUT_MS, Reply, Step, route};
 
-// The proxy world's `incoming-handler`. The macro also defines an unused
-// `main` (for binaries), hence the allowance on this one item's expansion.
-#[allow(dead_code)]
-mod export {
-    #[wstd::http_server]
-    async fn main(request: super::Request<super::Body>) -> Result<super::Response<super::Body>, super::Error> {
-        Ok(super::serve(request).await)
+/// The proxy world's `incoming-handler`: what `#[wstd::http_server]` expands
+/// to (wstd 0.6.8), with one change. The macro unwraps the result of writing
+/// the reply, so a client that has gone before its answer is written panics
+/// the instance (a trap, and a panic in the host's log); here that request
+/// just ends: nobody is left to answer. The pieces the expansion calls
+/// (`try_from_incoming`, `Responder`) are wstd's, public for the macro.
+struct Export;
+
+impl wasip2::exports::http::incoming_handler::Guest for Export {
+    fn handle(request: IncomingRequest, response_out: ResponseOutparam) {
+        let responder = Responder::new(response_out);
+        wstd::runtime::block_on(async move {
+            match try_from_incoming(request) {
+                // A reply that cannot be written has no one to tell.
+                Ok(request) => drop(responder.respond(serve(request).await).await),
+                // The host's request did not convert (headers, method): the
+                // host answers it (500), as the macro does.
+                Err(error) => responder.fail(error),
+            }
+        })
     }
 }
+
+wasip2::http::proxy::export!(Export with_types_in wasip2);
 
 /// Answers one request.
 async fn serve(request: Request<Body>) -> Response<Body> {
