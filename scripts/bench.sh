@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 scripts/setup.sh >/dev/null
 scripts/build.sh >/dev/null
-cargo build --release --example plan_bench --example hello 2>/dev/null
-cargo build --release --target wasm32-wasip1 --example plan_bench --example hello 2>/dev/null
-cargo build --manifest-path http/Cargo.toml --release --target wasm32-wasip2 --example hello 2>/dev/null
+# --quiet, not 2>/dev/null: a compile error must show.
+cargo build --quiet --release --example plan_bench --example hello
+cargo build --quiet --release --target wasm32-wasip1 --example plan_bench --example hello
+cargo build --quiet --manifest-path http/Cargo.toml --release --target wasm32-wasip2 --example hello
 node bench/run.mjs
 node bench/hostile.mjs
 node bench/http.mjs

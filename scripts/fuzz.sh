@@ -15,8 +15,23 @@ seed_corpus() { # the request vectors and the malformed corpus seed the text tar
   node -e "const c=require('./tests/vectors/malformed.json');c.forEach((m,i)=>require('fs').writeFileSync('fuzz/corpus/plan_request/malformed-'+i,m.input))"
 }
 seed_corpus
+# Runs one target, its output in a log: the last lines when it passes, all of
+# it (the crash's trace, the input it saved) when it fails.
+run_target() { # target, libFuzzer arguments...
+  local t=$1 log
+  shift
+  mkdir -p fuzz/artifacts
+  log="fuzz/artifacts/$t.log"
+  if cargo fuzz run "$t" -- "$@" >"$log" 2>&1; then
+    tail -n 3 "$log"
+  else
+    echo "== fuzz target $t FAILED; its whole output ($log):" >&2
+    cat "$log" >&2
+    return 1
+  fi
+}
 case "${1:-bounded}" in
-  bounded) for t in "${targets[@]}"; do cargo fuzz run "$t" -- -max_total_time=20 -max_len=4096 2>&1 | tail -n 3; done ;;
-  long) for t in "${targets[@]}"; do cargo fuzz run "$t" -- -runs=1000000 -max_len=8192 2>&1 | tail -n 3; done ;;
+  bounded) for t in "${targets[@]}"; do run_target "$t" -max_total_time=20 -max_len=4096; done ;;
+  long) for t in "${targets[@]}"; do run_target "$t" -runs=1000000 -max_len=8192; done ;;
   *) t=$1; shift; cargo fuzz run "$t" -- "$@" ;;
 esac

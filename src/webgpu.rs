@@ -267,6 +267,91 @@ mod tests {
         assert_eq!(read.keys().collect::<Vec<_>>(), ["m", "z"]);
     }
 
+    fn capabilities(features: &[&str], limits: &[(&str, u64)]) -> WebGpuCapabilities {
+        WebGpuCapabilities {
+            features: features.iter().map(|f| f.to_string()).collect(),
+            limits: limits.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        }
+    }
+
+    fn requirements(features: &[&str], limits: &[(&str, u64)]) -> WebGpuRequirements {
+        WebGpuRequirements {
+            features: features.iter().map(|f| f.to_string()).collect(),
+            limits: limits.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        }
+    }
+
+    #[test]
+    fn the_first_unmet_requirement_is_a_missing_feature_then_a_limit_in_name_order() {
+        let caps = capabilities(
+            &["shader-f16", "timestamp-query"],
+            &[("maxBufferSize", 1 << 28), ("minUniformBufferOffsetAlignment", 256)],
+        );
+        // Met: nothing asked, or exactly what is offered.
+        assert_eq!(requirements(&[], &[]).first_unmet(&caps), None);
+        let exact =
+            requirements(&["shader-f16"], &[("maxBufferSize", 1 << 28), ("minUniformBufferOffsetAlignment", 256)]);
+        assert_eq!(exact.first_unmet(&caps), None);
+        // A feature the adapter lacks comes first, even before a limit.
+        let wants = requirements(&["shader-f16", "subgroups"], &[("maxBufferSize", 1 << 40)]);
+        assert_eq!(wants.first_unmet(&caps), Some(Unmet::Feature("subgroups")));
+        // A minimum one above what is offered.
+        let more = requirements(&[], &[("maxBufferSize", (1 << 28) + 1)]);
+        assert_eq!(
+            more.first_unmet(&caps),
+            Some(Unmet::Limit { name: "maxBufferSize", needed: (1 << 28) + 1, offered: Some(1 << 28) })
+        );
+        // A `min…` limit is a maximum: 256 offered meets 256 and 512, not 128.
+        let align = |needed| requirements(&[], &[("minUniformBufferOffsetAlignment", needed)]);
+        assert_eq!(align(512).first_unmet(&caps), None);
+        assert_eq!(
+            align(128).first_unmet(&caps),
+            Some(Unmet::Limit { name: "minUniformBufferOffsetAlignment", needed: 128, offered: Some(256) })
+        );
+        // A limit the adapter does not report is unmet, whatever its value.
+        let unknown = requirements(&[], &[("maxComputeInvocationsPerWorkgroup", 0)]);
+        assert_eq!(
+            unknown.first_unmet(&caps),
+            Some(Unmet::Limit { name: "maxComputeInvocationsPerWorkgroup", needed: 0, offered: None })
+        );
+        // Of two unmet limits, the first in name order.
+        let two = requirements(&[], &[("maxBufferSize", 1 << 40), ("maxBindGroups", 99)]);
+        assert!(matches!(two.first_unmet(&caps), Some(Unmet::Limit { name: "maxBindGroups", .. })));
+    }
+
+    #[test]
+    fn limit_directions_and_their_words() {
+        assert_eq!(LimitBound::of("minStorageBufferOffsetAlignment"), LimitBound::AtMost);
+        assert_eq!(LimitBound::of("maxBindGroups"), LimitBound::AtLeast);
+        assert_eq!(LimitBound::of("mystery"), LimitBound::AtLeast);
+        assert!(
+            LimitBound::AtLeast.is_met(5, 5) && LimitBound::AtLeast.is_met(6, 5) && !LimitBound::AtLeast.is_met(4, 5)
+        );
+        assert!(LimitBound::AtMost.is_met(5, 5) && LimitBound::AtMost.is_met(4, 5) && !LimitBound::AtMost.is_met(6, 5));
+        assert_eq!((LimitBound::AtLeast.words(), LimitBound::AtMost.words()), ("at least", "at most"));
+    }
+
+    #[test]
+    fn limit_values_above_2_53_minus_1_are_refused_at_their_path() {
+        let at = |value| -> LimitMap { [("maxBufferSize".to_string(), value)].into() };
+        assert!(check_limit_values(&at(MAX_LIMIT_VALUE), "requires").is_ok());
+        assert!(check_limit_values(&LimitMap::default(), "requires").is_ok());
+        let error = check_limit_values(&at(MAX_LIMIT_VALUE + 1), "capsules[2].requires").unwrap_err();
+        assert_eq!(error.code, crate::error::ErrorCode::InvalidValue);
+        assert_eq!(error.path, "capsules[2].requires.limits.maxBufferSize");
+        assert_eq!(error.message, "9007199254740992 is above 2^53 - 1, which JavaScript cannot carry exactly");
+        assert_eq!(check_limit_values(&at(u64::MAX), "").unwrap_err().path, "limits.maxBufferSize");
+    }
+
+    #[test]
+    fn an_empty_limit_map_says_so() {
+        assert!(LimitMap::default().is_empty());
+        assert_eq!(LimitMap::default().len(), 0);
+        let one: LimitMap = [("a".to_string(), 1)].into();
+        assert!(!one.is_empty());
+        assert_eq!(one.len(), 1);
+    }
+
     #[test]
     fn a_feature_set_answers_membership_whatever_the_order_given() {
         let caps = WebGpuCapabilities {
