@@ -153,9 +153,24 @@ def truth_libtorch(path):
             version=found.group(1) if found else None)
 
 
+def truth_libtorch_cuda(path):
+    """libtorch's own CUDA answer: torch::cuda::is_available() and device_count() (exported C++ functions,
+    `bool f()` and `int8_t f()`), and the CUDA it was built for (torch/version.py)."""
+    lib = t_dlopen(path)
+    if lib:
+        available = lib._ZN5torch4cuda12is_availableEv
+        available.restype = ctypes.c_bool
+        count = lib._ZN5torch4cuda12device_countEv
+        count.restype = ctypes.c_int8
+        text = (Path(path).parent.parent / "version.py").read_text()
+        built = re.search(r"^cuda: .*= '([^']+)'", text, re.M)
+        say(step="first-call", available=available(), count=count(), cuda=built.group(1) if built else None)
+
+
 TRUTHS = {
     "dlopen": t_dlopen, "cublas": truth_cublas, "cufft": truth_cufft, "cudnn": truth_cudnn,
     "cudart": truth_cudart, "cuda-driver": truth_cuda_driver, "hip": truth_hip, "libtorch": truth_libtorch,
+    "libtorch-cuda": truth_libtorch_cuda,
 }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -466,12 +481,13 @@ def link_or_copy(source, target):
 def prepare(ctx):
     """The case folders, made afresh under the work folder from the cache (hard links where possible)."""
     c, w = ctx.cache, ctx.work
-    for name in ("home", "shim-cu12", "shim-cu13", "cublas-alone", "cwd", "hip-no-hsa", "venv-cu12",
+    for name in ("home", "shim-cu12", "shim-cu13", "cudnn-link", "cublas-alone", "cwd", "hip-no-hsa", "venv-cu12",
                  "venv-torch", "torch-bare"):
         shutil.rmtree(w / name, ignore_errors=True)
         (w / name).mkdir(parents=True)
     link_or_copy(c / "cu12/nvidia/cudnn/lib/libcudnn.so.9", w / "shim-cu12/libcudnn.so.9")
     link_or_copy(c / "cu13/nvidia/cudnn/lib/libcudnn.so.9", w / "shim-cu13/libcudnn.so.9")
+    (w / "cudnn-link/libcudnn.so.9").symlink_to(c / "cu12/nvidia/cudnn/lib/libcudnn.so.9")
     link_or_copy(c / "cu12/nvidia/cublas/lib/libcublas.so.12", w / "cublas-alone/libcublas.so.12")
     shutil.copy2(ctx.standin / "libcuda.so.1", w / "cwd/libcuda.so.1")
     hip = c / "hip/root/usr/lib/x86_64-linux-gnu"
@@ -545,6 +561,18 @@ def case_shim(ctx, table, flavour):
     # The missing part is named only when the library's own call shows one is missing (it aborted).
     must = "libcudnn_graph.so.9" if expected[0] == "library-unusable" else None
     probe_library_row(table, case, "cuDNN", r, expected, (words + more, brief + more), must_name=must)
+
+
+def case_cudnn_link(ctx, table):
+    """The wheel's whole cuDNN folder, reached through a symbolic link to libcudnn.so.9 in another folder (as a
+    `lib` folder of links has it): the shim's $ORIGIN is the link's folder, where libcudnn_graph.so.9 is not."""
+    case = "cuDNN 9 reached through a link (<work>/cudnn-link/libcudnn.so.9 → the cu12 wheel's file), stand-in driver"
+    env = ctx.env([ctx.standin, ctx.work / "cudnn-link"], FAKE_CUDA_MODE="ok:1")
+    r, _ = ctx.probe(["-"], env, stdin=target("cuda", "cuDNN"))
+    expected, (words, brief) = expected_library(ctx, "cuDNN", env, None)
+    real_folder = ctx.cache / "cu12/nvidia/cudnn/lib"
+    more = f"; libcudnn_graph.so.9 is beside the file the link points to ({real_folder}), not beside the link"
+    probe_library_row(table, case, "cuDNN", r, expected, (words + more, brief + more))
 
 
 def case_cublas_alone(ctx, table):
@@ -672,6 +700,32 @@ def case_libtorch(ctx, table, case, env, path):
                   f"{missing and missing.group(1)}", agree, (brief_probe(c), words))
 
 
+def case_libtorch_behind_old_driver(ctx, table):
+    """libtorch built for CUDA 13.2 with the CUDA accelerator kept on a 12.2 driver: whether libTorch is kept
+    where libtorch itself says its CUDA cannot run (cuBLAS and cuFFT are driver-too-old in the same place)."""
+    case = "libtorch 2.15 (a CUDA 13.2 build) via LIBTORCH, stand-in driver 12.2 with 1 device, cuda declared"
+    path = ctx.cache / "torchsite/torch/lib/libtorch.so"
+    env = ctx.env([ctx.standin], FAKE_CUDA_MODE="ok:1", FAKE_CUDA_VERSION=12020, LIBTORCH=path.parent.parent)
+    r, _ = ctx.probe(["-"], env, stdin=target("cuda", "nativeCuda", "libTorch"))
+    t = ctx.truth("libtorch-cuda", path, env)
+    first = step(t, "first-call")
+    said_why = re.search(r"CUDA initialization: (.*?\.)", t["stderr"])
+    words = f"torch::cuda::is_available() → {str(first['available']).lower()}, torch::cuda::device_count() → " \
+            f"{first['count']}; built for CUDA {first['cuda']}" + \
+            (f"; libtorch says: {said_why.group(1)}" if said_why else "")
+    c = check_of(r, "libTorch")
+    cuda_kept = change_of(r, "accelerator", "cuda")["action"] == "kept"
+    # Kept for a target whose CUDA accelerator is kept, libTorch should be able to use it: when libtorch's
+    # own CUDA answer is no, keeping it as available is a disagreement.
+    agree = first["available"] or not cuda_kept or c["reason"] != "library-available"
+    said = f"cuda {change_of(r, 'accelerator', 'cuda')['reason']} (driver {check_of(r, 'cuda').get('driverVersion')}); " \
+           f"libTorch {c['reason']} {c.get('libraryVersion') or ''}: {c['message']}"
+    brief = f"cuda kept (driver {check_of(r, 'cuda').get('driverVersion')}); libTorch {brief_probe(c)}"
+    expected = "libTorch not kept as usable with this cuda (as cuBLAS, cuFFT: driver-too-old)" if not first["available"] \
+        else "library-available"
+    table.add(case, "libTorch", said, f"{words} ⇒ {expected}", agree, (brief, words))
+
+
 def case_debian_driver(ctx, table):
     """Debian's own driver, where this machine's apt offered it (non-free): not run where this was written."""
     case = "Debian's libcuda1 (non-free), CUDA 12 wheels"
@@ -726,6 +780,7 @@ def main():
                        [*cu13_dirs(c), *cu12_dirs(c)], 12020)
         case_shim(ctx, table, "cu12")
         case_shim(ctx, table, "cu13")
+        case_cudnn_link(ctx, table)
         case_cublas_alone(ctx, table)
         case_working_directory(ctx, table)
         case_hip(ctx, table, "Debian HIP 5.2 (libamdhip64-5, libhsa-runtime64-1, libhsakmt1), no GPU",
@@ -741,6 +796,7 @@ def main():
                       venv / "lib/python3.11/site-packages/torch/lib/libtorch.so")
         case_libtorch(ctx, table, "libtorch without its CUDA wheels (torch/lib alone) via LIBTORCH",
                       ctx.env(LIBTORCH=ctx.work / "torch-bare/torch"), ctx.work / "torch-bare/torch/lib/libtorch.so")
+        case_libtorch_behind_old_driver(ctx, table)
         case_debian_driver(ctx, table)
     except Setup as error:
         print(f"real-vendor: setup failed: {error}", file=sys.stderr)
