@@ -265,7 +265,7 @@ def main():
         })
     load_after = os.getloadavg()
     (work / "peers.json").write_text(json.dumps({"results": results, "load": [load, load_after]}, indent=1))
-    table = markdown(results, args.runs)
+    table = markdown(results, args.runs, (load[0], load_after[0]))
     print()
     print(table)
     print()
@@ -282,7 +282,7 @@ def changes(resolution):
     return out
 
 
-def markdown(results, runs):
+def markdown(results, runs, load):
     lines = [
         f"| situation | `probe linuxCuda --enable-libtorch` | its time | `torch.cuda.is_available()` | its time "
         f"(fresh interpreter, import included) | torch says why | ORT `get_available_providers()` | "
@@ -322,11 +322,15 @@ def markdown(results, runs):
                 notes.append("ORT: **no** for why (its CUDA provider fails on a driver entry point the stand-in "
                              "lacks, before asking the driver anything); its claim and fallback stand")
         t = r["times"]
-        cells = [r["situation"], probe, fmt(t["probe"]), r["torch"], fmt(t["torch"]), said,
+        session += f"; the whole run {fmt(t['ort'])}"
+        ratio = t["torch"]["median"] / t["probe"]["median"]
+        cells = [r["situation"], probe, fmt(t["probe"]), r["torch"], f"{fmt(t['torch'])}, {ratio:.1f}× the probe", said,
                  ", ".join(p.replace("ExecutionProvider", "") for p in ort["providers"]), session, "; ".join(notes)]
         lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
     lines.append("")
-    lines.append(f"Times: median of {runs} runs (min–max), wall clock, after one warm-up run each.")
+    lines.append(f"Times: median of {runs} runs (min–max), wall clock, after one warm-up run each; ORT's run is "
+                 f"its interpreter, the import, get_available_providers(), the session and one inference. Load average "
+                 f"{load[0]:.2f} before, {load[1]:.2f} after (2 cores, shared).")
     return "\n".join(lines)
 
 
