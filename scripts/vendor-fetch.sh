@@ -96,7 +96,7 @@ fetch_wheel() { # spec file sha target
 fetch_deb() { # pkg=ver file sha root
   local pv=$1 file=$2 sha=$3 root=$4 d="$CACHE/$4/debs"
   mkdir -p "$d" "$CACHE/$root/root"
-  if [ -f "$d/$file" ] && { [ "$sha" = - ] || sha_ok "$d/$file" "$sha"; }; then
+  if [ -f "$d/$file" ] && sha_ok "$d/$file" "$sha"; then
     echo "have   $file"
   else
     echo "fetch  $pv"
@@ -107,9 +107,7 @@ fetch_deb() { # pkg=ver file sha root
       exit 1
     fi
     [ -f "$d/$file" ] || { echo "error: apt-get download did not produce $file" >&2; exit 1; }
-    if [ "$sha" != - ]; then
-      sha_ok "$d/$file" "$sha" || { echo "error: sha256 mismatch for $file (want $sha)" >&2; exit 1; }
-    fi
+    sha_ok "$d/$file" "$sha" || { echo "error: sha256 mismatch for $file (want $sha)" >&2; exit 1; }
     FETCHED_BYTES=$((FETCHED_BYTES + $(size_of "$d/$file")))
   fi
   if [ ! -e "$CACHE/.done/$file" ]; then
@@ -122,16 +120,32 @@ fetch_deb() { # pkg=ver file sha root
 # Debian's driver (libcuda1) is in non-free: fetched only when this machine's apt offers it (its sources are
 # never changed here). Its version is whatever apt offers, so it cannot be pinned; its sha256 is printed.
 fetch_driver() {
-  local candidate
-  candidate=$(apt-cache policy libcuda1 2>/dev/null | sed -n 's/^ *Candidate: *//p')
+  if ! command -v apt-cache >/dev/null; then
+    echo "skip   libcuda1: no apt-cache on this machine"
+    return 0
+  fi
+  local candidate d="$CACHE/driver/debs" file
+  candidate=$(apt-cache policy libcuda1 | sed -n 's/^ *Candidate: *//p')
   if [ -z "$candidate" ] || [ "$candidate" = "(none)" ]; then
     echo "skip   libcuda1: this machine's apt does not offer it (Debian non-free is not configured here)"
     return 0
   fi
-  local file
-  file="libcuda1_$(echo "$candidate" | sed 's/^[0-9]*://')_amd64.deb"
-  fetch_deb "libcuda1=$candidate" "$file" - driver
-  echo "       $file sha256 $(sha256sum "$CACHE/driver/debs/$file" | cut -d' ' -f1)"
+  mkdir -p "$d" "$CACHE/driver/root"
+  file=$(cd "$d" && ls libcuda1_*.deb 2>/dev/null | head -1 || true)
+  if [ -z "$file" ]; then
+    echo "fetch  libcuda1=$candidate"
+    (cd "$d" && apt-get download -q "libcuda1=$candidate")
+    file=$(cd "$d" && ls libcuda1_*.deb | head -1)
+    FETCHED_BYTES=$((FETCHED_BYTES + $(size_of "$d/$file")))
+  else
+    echo "have   $file"
+  fi
+  echo "       $file sha256 $(sha256sum "$d/$file" | cut -d' ' -f1)"
+  if [ ! -e "$CACHE/.done/$file" ]; then
+    echo "dpkg-x $file -> driver/root/"
+    dpkg-deb -x "$d/$file" "$CACHE/driver/root"
+    touch "$CACHE/.done/$file"
+  fi
 }
 
 for g in "${GROUPS_[@]}"; do
