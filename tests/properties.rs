@@ -1,9 +1,11 @@
 //! Property tests (proptest) of SPEC §2, §5 and §6 over random targets,
-//! configs, availabilities and catalogs: what a target declares, that every
+//! configs, availabilities (declared, or with probed WebGPU capabilities) and
+//! catalogs (with WebGPU requirements): what a target declares, that every
 //! planned kernel is admitted and admissible, that the planner picks exactly
-//! what a naive restatement of SPEC §5 picks (whole-plan and per-op), that
-//! `only(p)` stays on `p`, that planning is deterministic, that JSON forms
-//! round-trip, and that parsing never panics, whatever the input.
+//! what a restatement of SPEC §5 written here from the document picks
+//! (whole-plan and per-op; it does not call the crate's own admissibility),
+//! that `only(p)` stays on `p`, that planning is deterministic, that JSON
+//! forms round-trip, and that parsing never panics, whatever the input.
 
 use backend_targets::to_json;
 use backend_targets::*;
@@ -36,14 +38,41 @@ fn target() -> impl Strategy<Value = Target> {
         .prop_map(|(os, arch, accelerator, features)| Target { os, arch, accelerator, features })
 }
 
+/// A few WebGPU feature names and limits (a minimum and a `min…` maximum),
+/// so that requirements and capabilities meet and miss each other.
+const FEATURES: &[&str] = &["shader-f16", "subgroups", "timestamp-query"];
+const LIMITS: &[&str] = &["maxBufferSize", "maxComputeWorkgroupSizeX", "minUniformBufferOffsetAlignment"];
+
+fn limit_map(max_entries: usize) -> impl Strategy<Value = LimitMap> {
+    subsequence(LIMITS.to_vec(), 0..=max_entries).prop_flat_map(|names| {
+        prop::collection::vec(prop_oneof![Just(64u64), Just(256), Just(1024), 0u64..4096], names.len())
+            .prop_map(move |values| names.iter().map(|n| n.to_string()).zip(values).collect())
+    })
+}
+
+/// What a probe found: some features, some limits (a limit it does not
+/// report is unmet).
+fn capabilities() -> impl Strategy<Value = WebGpuCapabilities> {
+    (subsequence(FEATURES.to_vec(), 0..=FEATURES.len()).prop_shuffle(), limit_map(LIMITS.len())).prop_map(
+        |(features, limits)| WebGpuCapabilities { features: features.into_iter().map(String::from).collect(), limits },
+    )
+}
+
+fn requirements() -> impl Strategy<Value = WebGpuRequirements> {
+    (subsequence(FEATURES.to_vec(), 0..=2).prop_shuffle(), limit_map(2)).prop_map(|(features, limits)| {
+        WebGpuRequirements { features: features.into_iter().map(String::from).collect(), limits }
+    })
+}
+
 fn availability() -> impl Strategy<Value = Availability> {
     prop_oneof![
         2 => target().prop_map(|t| t.declared_availability()),
         1 => (
             subsequence(DEVICES.to_vec(), 0..=DEVICES.len()).prop_shuffle(),
             subsequence(PROVIDERS.to_vec(), 0..=PROVIDERS.len()).prop_shuffle(),
+            prop::option::weighted(0.6, capabilities()),
         )
-            .prop_map(|(devices, providers)| Availability { devices, providers, web_gpu: None }),
+            .prop_map(|(devices, providers, web_gpu)| Availability { devices, providers, web_gpu }),
     ]
 }
 
@@ -78,12 +107,13 @@ fn catalog() -> impl Strategy<Value = Vec<KernelCapsule>> {
         select(TrustLevel::ALL),
         prop::bool::weighted(0.9),
         select(VJPMode::ALL),
+        prop::option::weighted(0.3, requirements()),
     );
     prop::collection::vec(capsule, 0..40).prop_map(|parts| {
         parts
             .into_iter()
             .enumerate()
-            .map(|(i, (op, provider, device, trust_level, supports_forward, vjp_mode))| KernelCapsule {
+            .map(|(i, (op, provider, device, trust_level, supports_forward, vjp_mode, requires))| KernelCapsule {
                 name: format!("c{i}"),
                 op,
                 provider,
@@ -91,7 +121,7 @@ fn catalog() -> impl Strategy<Value = Vec<KernelCapsule>> {
                 trust_level,
                 supports_forward,
                 vjp_mode,
-                requires: None,
+                requires,
             })
             .collect()
     })
@@ -131,8 +161,81 @@ fn request() -> impl Strategy<Value = PlanRequest> {
 }
 
 // ---------------------------------------------------------------------------
-// A naive restatement of SPEC §5, to compare the planner against
+// SPEC §5, restated from docs/SPEC.md to compare the planner against (none of
+// the crate's own rules is called here)
 // ---------------------------------------------------------------------------
+
+/// SPEC §4's table: which trust levels a policy accepts.
+fn spec_trust_accepts(policy: TrustPolicy, level: TrustLevel) -> bool {
+    let rank = |level| match level {
+        TrustLevel::Verified => 0,
+        TrustLevel::Checked => 1,
+        TrustLevel::Fuzzed => 2,
+        TrustLevel::TrustedExternal => 3,
+    };
+    let highest = match policy {
+        TrustPolicy::VerifiedOnly => 0,
+        TrustPolicy::Checked => 1,
+        TrustPolicy::FuzzedOk => 2,
+        TrustPolicy::AllowTrustedExternal => 3,
+    };
+    rank(level) <= highest
+}
+
+/// SPEC §1: `requiresVJP(op)` is false for the two random ops only.
+fn spec_requires_vjp(op: BackendOp) -> bool {
+    !matches!(op, BackendOp::RandUniform | BackendOp::BernoulliMask)
+}
+
+/// SPEC §5 rule 5.
+fn spec_vjp_passes(wanted: VJPMode, op: BackendOp, offered: VJPMode) -> bool {
+    if wanted == VJPMode::None || !spec_requires_vjp(op) {
+        return true;
+    }
+    match wanted {
+        VJPMode::TorchLeanTape => matches!(offered, VJPMode::TorchLeanTape | VJPMode::BackendVjp),
+        VJPMode::BackendVjp => offered == VJPMode::BackendVjp,
+        VJPMode::ExternalAutograd => offered == VJPMode::ExternalAutograd,
+        VJPMode::None => true,
+    }
+}
+
+/// SPEC §6: a capsule's WebGPU requirements against probed capabilities
+/// (every feature offered; a `min…` limit at most, any other at least, the
+/// value needed; an unreported limit unmet); without capabilities, admitted.
+fn spec_webgpu_met(requires: Option<&WebGpuRequirements>, availability: &Availability) -> bool {
+    let (Some(requires), Some(offered)) = (requires, &availability.web_gpu) else { return true };
+    requires.features.iter().all(|f| offered.features.contains(f))
+        && requires.limits.iter().all(|(name, needed)| match offered.limits.get(name) {
+            None => false,
+            Some(value) if name.starts_with("min") => value <= needed,
+            Some(value) => value >= needed,
+        })
+}
+
+/// SPEC §5's admissibility (rules 1–5) and §6's WebGPU requirements.
+fn spec_admissible(
+    capsule: &KernelCapsule,
+    op: BackendOp,
+    config: &ExecutionConfig,
+    availability: &Availability,
+) -> bool {
+    capsule.op == op
+        && capsule.supports_forward
+        && spec_trust_accepts(config.trust_policy, capsule.trust_level)
+        && match config.backend {
+            BackendPreference::Only(p) => capsule.provider == p,
+            _ => true,
+        }
+        && capsule.device == config.device
+        && spec_vjp_passes(config.vjp_mode, op, capsule.vjp_mode)
+        && spec_webgpu_met(capsule.requires.as_ref(), availability)
+}
+
+/// Step 1: the availability admits a capsule's device and provider.
+fn spec_admitted(capsule: &KernelCapsule, availability: &Availability) -> bool {
+    availability.devices.contains(&capsule.device) && availability.providers.contains(&capsule.provider)
+}
 
 /// Steps 1–3 for one op: drop what the availability does not admit, move
 /// `prefer(p)`'s capsules first (stable), take the first admissible.
@@ -142,13 +245,12 @@ fn spec_choice(
     availability: &Availability,
     catalog: &[KernelCapsule],
 ) -> Option<usize> {
-    let mut candidates: Vec<usize> = (0..catalog.len())
-        .filter(|&i| catalog[i].op == op && availability.admits(catalog[i].device, catalog[i].provider))
-        .collect();
+    let mut candidates: Vec<usize> =
+        (0..catalog.len()).filter(|&i| catalog[i].op == op && spec_admitted(&catalog[i], availability)).collect();
     if let BackendPreference::Prefer(p) = config.backend {
         candidates.sort_by_key(|&i| catalog[i].provider != p); // stable
     }
-    candidates.into_iter().find(|&i| is_admissible(&catalog[i], op, config, availability))
+    candidates.into_iter().find(|&i| spec_admissible(&catalog[i], op, config, availability))
 }
 
 /// The expected kernels as `(capsule index, config index)`, per mode.
@@ -235,8 +337,8 @@ proptest! {
                 prop_assert_eq!(kernel.op, op);
                 let capsule = catalog.iter().find(|c| c.name == kernel.capsule).unwrap();
                 prop_assert_eq!((capsule.provider, capsule.device), (kernel.provider, kernel.device));
-                prop_assert!(availability.admits(capsule.device, capsule.provider));
-                prop_assert!(is_admissible(capsule, op, &configs[kernel.config_index], &availability));
+                prop_assert!(spec_admitted(capsule, &availability));
+                prop_assert!(spec_admissible(capsule, op, &configs[kernel.config_index], &availability));
                 if request.mode == PlanMode::WholePlan {
                     prop_assert_eq!(Some(kernel.config_index), result.config_index);
                 }
@@ -293,7 +395,13 @@ proptest! {
         availability in availability(),
         catalog in catalog(),
     ) {
-        let result = Planner::new(&catalog, &availability).plan(&ops, &[config], PlanMode::WholePlan);
+        let request = PlanRequest {
+            config: Some(config),
+            availability: Some(availability.clone()),
+            capsules: Some(catalog.clone()),
+            ..PlanRequest::new(ops.clone())
+        };
+        let result = plan(&request).unwrap();
         let attempt = &result.attempts[0];
         prop_assert_eq!(attempt.ops.len(), ops.len());
         for explained in &attempt.ops {
@@ -315,7 +423,8 @@ proptest! {
             let mut seen_admissible = false;
             for candidate in explained.candidates() {
                 let capsule = &catalog[candidate.catalog_index];
-                let admissible = is_admissible(capsule, explained.op, &config, &availability);
+                let admissible =
+                    spec_admitted(capsule, &availability) && spec_admissible(capsule, explained.op, &config, &availability);
                 prop_assert_eq!(admissible, candidate.reason.is_none());
                 let verdict = match (admissible, seen_admissible) {
                     (false, _) => Verdict::Rejected,
@@ -332,6 +441,9 @@ proptest! {
         }
     }
 
+    /// `only(p)`: a plan exists exactly when SPEC §5 says one does, and then
+    /// uses `p` alone, even with another provider's capsules first in the
+    /// catalog and every device and provider available.
     #[test]
     fn only_p_plans_use_only_p(
         ops in ops(),
@@ -341,10 +453,6 @@ proptest! {
         catalog in catalog(),
     ) {
         let config = ExecutionConfig { backend: BackendPreference::Only(provider), ..config };
-        if let Ok(kernels) = plan_ops(&ops, &config, &availability, &catalog) {
-            prop_assert!(kernels.iter().all(|k| k.provider == provider));
-        }
-        // Forcing a kernel of another provider: still never chosen.
         let mut catalog = catalog;
         for &op in &ops {
             catalog.insert(0, KernelCapsule {
@@ -359,8 +467,19 @@ proptest! {
             });
         }
         let everything = Availability { devices: Device::ALL.to_vec(), providers: Provider::ALL.to_vec(), web_gpu: None };
-        if let Ok(kernels) = plan_ops(&ops, &config, &everything, &catalog) {
-            prop_assert!(kernels.iter().all(|k| k.provider == provider));
+        for availability in [availability, everything] {
+            let request = PlanRequest {
+                config: Some(config),
+                availability: Some(availability.clone()),
+                capsules: Some(catalog.clone()),
+                ..PlanRequest::new(ops.clone())
+            };
+            let result = plan(&request).unwrap();
+            let plannable = ops.iter().all(|&op| spec_choice(op, &config, &availability, &catalog).is_some());
+            prop_assert_eq!(result.ok, plannable);
+            for kernel in result.kernels.iter().flatten() {
+                prop_assert_eq!(kernel.provider, provider);
+            }
         }
     }
 
@@ -373,11 +492,20 @@ proptest! {
         availability in availability(),
         catalog in catalog(),
     ) {
-        let planner = Planner::new(&catalog, &availability);
-        let per_op = planner.plan(&ops, &configs, PlanMode::PerOp);
-        let whole = planner.plan(&ops, &configs, PlanMode::WholePlan);
+        let planned = |configs: &[ExecutionConfig], mode| {
+            plan(&PlanRequest {
+                configs: Some(configs.to_vec()),
+                availability: Some(availability.clone()),
+                capsules: Some(catalog.clone()),
+                mode,
+                ..PlanRequest::new(ops.clone())
+            })
+            .unwrap()
+        };
+        let per_op = planned(&configs, PlanMode::PerOp);
+        let whole = planned(&configs, PlanMode::WholePlan);
         for config in &configs {
-            let single = planner.plan(&ops, std::slice::from_ref(config), PlanMode::WholePlan);
+            let single = planned(std::slice::from_ref(config), PlanMode::WholePlan);
             if single.ok {
                 prop_assert!(per_op.ok);
                 prop_assert!(whole.ok);
@@ -470,7 +598,14 @@ proptest! {
         let mut configs = configs;
         configs.push(ExecutionConfig { vjp_mode: VJPMode::TorchLeanTape, ..ExecutionConfig::default() });
         let availability = t.declared_availability();
-        let result = Planner::new(&catalog, &availability).plan(&ops, &configs, PlanMode::PerOp);
+        let result = plan(&PlanRequest {
+            configs: Some(configs.clone()),
+            availability: Some(availability.clone()),
+            capsules: Some(catalog.clone()),
+            mode: PlanMode::PerOp,
+            ..PlanRequest::new(ops.clone())
+        })
+        .unwrap();
         prop_assert!(result.ok);
         let kernels = result.kernels.unwrap();
         prop_assert_eq!(kernels.len(), ops.len());

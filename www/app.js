@@ -3,7 +3,7 @@
 // the planner panel. Plain ES modules, no build step; the page runs under a
 // strict Content-Security-Policy (see dom.js). The panels live in views.js
 // (presets, probe, worker, declared → effective) and planner.js.
-import { $, chip, code, h } from './dom.js';
+import { $, chip, code, h, jsonLines } from './dom.js';
 import { runPlanner, setupPlanner } from './planner.js';
 import { renderDiff, renderPresets, renderProbe, renderWorker } from './views.js';
 
@@ -30,7 +30,7 @@ async function probeAndRender(api) {
   renderProbe(resolution);
   renderDiff(resolution, api);
   renderWorker(state.worker, resolution);
-  $('resolution').textContent = JSON.stringify(resolution, null, 2);
+  $('resolution').replaceChildren(...jsonLines(resolution));
   const change = resolution.changes[0];
   $('status').replaceChildren('webGpu ', chip(change.action, change.action === 'kept' ? 'kept' : 'dropped'), ' — ',
     code(change.reason), ': ', change.detail);

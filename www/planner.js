@@ -1,7 +1,7 @@
 // The demo's planner panel: the op picker, the configs and capsule catalog
 // editors, and the explained plan (kernels, then every capsule considered per
 // config and op) or the request's error, from its code, path and message.
-import { $, chip, chips, code, h, table } from './dom.js';
+import { $, chip, chips, code, h, jsonLines, table } from './dom.js';
 
 /** A config as one readable line. */
 function describeConfig(config) {
@@ -17,43 +17,52 @@ let OPS = [];
 let api;
 let currentResolution = () => null;
 const DEFAULT_OPS = ['matmul', 'add', 'relu', 'softmax', 'layerNorm', 'scaledDotProductAttention'];
+// The configs leave vjpMode to the "Use" control (inference by default: see
+// buildRequest).
 const DEFAULT_CONFIGS = `[
   {"device": "wasm", "backend": {"prefer": "webGpu"}},
   {"device": "cpu"}
 ]`;
 // Example WebGPU capsules, listed before the reference catalog: one needs a
 // feature (shader-f16) a software adapter lacks, one a storage-buffer limit,
-// one has a trust level the default policy refuses.
+// one has a trust level the default policy refuses. They are inference
+// kernels (vjpMode none, as an ONNX Runtime Web kernel is), but for matmul,
+// which brings its own backward pass: under training, the others give way
+// to the reference capsules (which carry a tape VJP) on the CPU.
 const DEFAULT_CAPSULES = `[
   {"name": "webgpu.matmul.f16", "op": "matmul",
    "provider": "webGpu", "device": "wasm", "trustLevel": "checked",
-   "vjpMode": "torchLeanTape",
+   "vjpMode": "none",
    "requires": {"features": ["shader-f16"]}},
   {"name": "webgpu.matmul", "op": "matmul",
    "provider": "webGpu", "device": "wasm", "trustLevel": "checked",
-   "vjpMode": "torchLeanTape"},
+   "vjpMode": "backendVJP"},
   {"name": "webgpu.softmax", "op": "softmax",
    "provider": "webGpu", "device": "wasm", "trustLevel": "checked",
-   "vjpMode": "torchLeanTape",
+   "vjpMode": "none",
    "requires": {"limits":
      {"maxStorageBufferBindingSize": 134217728}}},
   {"name": "webgpu.add", "op": "add",
    "provider": "webGpu", "device": "wasm", "trustLevel": "verified",
-   "vjpMode": "torchLeanTape"},
+   "vjpMode": "none"},
   {"name": "webgpu.relu", "op": "relu",
    "provider": "webGpu", "device": "wasm", "trustLevel": "checked",
-   "vjpMode": "torchLeanTape"},
+   "vjpMode": "none"},
   {"name": "webgpu.attention", "op": "scaledDotProductAttention",
    "provider": "webGpu", "device": "wasm", "trustLevel": "fuzzed",
-   "vjpMode": "torchLeanTape"}
+   "vjpMode": "none"}
 ]`;
+/** The vjpMode each use gives a config that sets none of its own. */
+const VJP_MODE = { inference: 'none', training: 'torchLeanTape' };
 
 function renderOps() {
   OPS = api.referenceCapsules().map((capsule) => capsule.op);
   $('reference-count').textContent = OPS.length;
   $('ops-list').replaceChildren(...OPS.map((op) =>
     h('label', { class: 'op', title: op, dataset: { op } },
-      h('input', { type: 'checkbox', name: 'op', value: op, checked: DEFAULT_OPS.includes(op) }), ' ', op)));
+      h('input', { type: 'checkbox', name: 'op', value: op, checked: DEFAULT_OPS.includes(op) }),
+      // A long name may wrap, at its camelCase words only.
+      h('span', null, op.split(/(?=[A-Z])/).map((word, i) => [i > 0 && h('wbr'), word])))));
   updateOpsCount();
 }
 
@@ -70,6 +79,7 @@ function resetPlanner() {
   $('configs').value = DEFAULT_CONFIGS;
   $('capsules').value = DEFAULT_CAPSULES;
   $('use-reference').checked = true;
+  document.querySelector('input[name="use"][value="inference"]').checked = true;
   document.querySelector('input[name="against"][value="detected"]').checked = true;
   document.querySelector('input[name="mode"][value="perOp"]').checked = true;
   updateOpsCount();
@@ -89,9 +99,16 @@ function buildRequest() {
   const availability = against === 'detected' ? currentResolution().availability : api.declaredAvailability(api.wasm());
   const extra = readJson('capsules', 'capsules');
   const capsules = [...(Array.isArray(extra) ? extra : [extra]), ...($('use-reference').checked ? api.referenceCapsules() : [])];
+  // The use's vjpMode goes to every config that sets none of its own (the
+  // package's default, torchLeanTape, is for training: it also asks each
+  // capsule for a backward pass). Anything else is left for plan() to judge.
+  const vjpMode = VJP_MODE[document.querySelector('input[name="use"]:checked').value];
+  const configs = readJson('configs', 'configs');
+  const withVjpMode = (config) =>
+    config && typeof config === 'object' && !Array.isArray(config) && !('vjpMode' in config) ? { ...config, vjpMode } : config;
   return {
     ops: selectedOps(),
-    configs: readJson('configs', 'configs'),
+    configs: Array.isArray(configs) ? configs.map(withVjpMode) : configs,
     availability,
     capsules,
     mode: document.querySelector('input[name="mode"]:checked').value,
@@ -105,7 +122,8 @@ function verdictCell(candidate) {
 }
 
 function renderAttempt(attempt, result) {
-  const rows = attempt.ops.flatMap((op) => op.sameAs !== undefined
+  // One row group per op, its name heading the group (a card on a phone).
+  const groups = attempt.ops.map((op) => h('tbody', null, op.sameAs !== undefined
     ? [h('tr', { class: 'group-start' }, h('th', { scope: 'rowgroup', class: 'op-cell' }, code(op.op)),
       h('td', { colspan: 5, class: 'op-message' }, `${op.capsule ?? op.message}: as for op ${op.sameAs}, above`))]
     : op.candidates.length
@@ -118,14 +136,14 @@ function renderAttempt(attempt, result) {
       h('td', { class: 'reason' }, candidate.reason ? code(candidate.reason) : ''),
       h('td', { class: 'detail' }, candidate.detail)))
     : [h('tr', { class: 'group-start' }, h('th', { scope: 'rowgroup', class: 'op-cell' }, code(op.op)),
-      h('td', { colspan: 5, class: 'op-message' }, op.message ?? 'no capsule for this op in the catalog'))]);
+      h('td', { colspan: 5, class: 'op-message' }, op.message ?? 'no capsule for this op in the catalog'))]));
   const served = result.mode === 'perOp'
     ? `${attempt.ops.filter((op) => op.capsule).length} of ${attempt.ops.length} ops served`
     : attempt.ok ? 'serves every op' : 'cannot serve every op';
   return h('div', { class: 'attempt' },
     h('h4', null, `Config #${attempt.configIndex} `, h('span', { class: 'config-line' }, describeConfig(attempt.config)),
       ' ', chip(served, attempt.ok ? 'chosen' : 'rejected')),
-    h('div', { class: 'table-wrap' }, table(['op', 'capsule', 'runs on', 'verdict', 'reason', 'detail'], rows, 'candidates')));
+    h('div', { class: 'table-wrap' }, table(['op', 'capsule', 'runs on', 'verdict', 'reason', 'detail'], groups, 'candidates')));
 }
 
 function renderPlan(result, request) {
@@ -142,8 +160,13 @@ function renderPlan(result, request) {
         result.configIndex !== undefined ? [' · config #', result.configIndex, ' won'] : '',
         ` · ${request.ops.length} ops · ${request.capsules.length} capsules · against ${against}`)),
   ];
+  parts.push(requestView(request));
   if (result.kernels) {
-    parts.push(h('h3', null, 'Kernels'), h('div', { class: 'table-wrap' },
+    parts.push(h('h3', null, 'Kernels'),
+      h('p', { class: 'note device-note' }, 'Why WebGPU kernels run on device ', code('wasm'), ': device ', code('wasm'),
+        ' is the WebAssembly page or worker that runs the model, and the browser dispatches the WebGPU kernels it calls to the GPU — the ',
+        code('webGpu'), ' provider, not the device, decides GPU execution.'),
+      h('div', { class: 'table-wrap' },
       table(['#', 'op', 'capsule', 'provider', 'device', 'config'], result.kernels.map((k, i) =>
         h('tr', null, h('td', null, i), h('td', null, code(k.op)), h('td', null, code(k.capsule)),
           h('td', null, chip(k.provider, 'provider')), h('td', null, chip(k.device, 'device')),
@@ -153,14 +176,22 @@ function renderPlan(result, request) {
   $('plan').replaceChildren(...parts.flat());
 }
 
-function renderPlanError(error) {
+/** The request given to plan(), whole, folded away (the reference catalog makes it long). */
+function requestView(request) {
+  return h('details', { class: 'request' },
+    h('summary', null, 'The request given to ', code('plan()')),
+    h('pre', { id: 'plan-request', class: 'json' }, jsonLines(request)));
+}
+
+function renderPlanError(error, request) {
   // A BackendTargetsError carries its parts as fields; the message is the
   // whole line ("[code] at path: sentence"), shown as the package gives it.
   $('plan').replaceChildren(h('div', { class: 'error' },
     h('p', null, h('strong', null, 'Invalid request'), error.code ? [' ', code(error.code)] : '',
       error.path ? [' at ', code(error.path)] : ''),
     h('p', { class: 'error-message' }, error.message),
-    error.expected ? h('p', null, 'expected one of: ', chips(error.expected)) : ''));
+    error.expected ? h('p', null, 'expected one of: ', chips(error.expected)) : ''),
+  ...(request ? [requestView(request)] : []));
 }
 
 export function runPlanner() {
@@ -175,7 +206,7 @@ export function runPlanner() {
     renderPlan(api.plan(request), request);
   } catch (error) {
     if (!error || typeof error !== 'object' || !('code' in error)) throw error;
-    renderPlanError(error);
+    renderPlanError(error, request);
   }
 }
 

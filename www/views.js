@@ -1,7 +1,7 @@
 // The demo's read-only panels: the presets table, the live probe's report,
 // the worker's answer set against the page's, and the declared → effective
 // diff of the `wasm` target. Each render function replaces its panel's content.
-import { $, chip, chips, code, formatMs, formatNumber, h, table } from './dom.js';
+import { $, chip, chips, code, formatMs, formatNumber, h, jsonInline, jsonLines, table } from './dom.js';
 
 /** A resolution without its timing, for comparing two probes. */
 export function withoutTiming(resolution) {
@@ -94,7 +94,7 @@ export function renderWorker(state, pageResolution) {
         ? h('span', { class: same ? 'same' : 'differs' }, same ? 'the same answer as the page' : 'a different answer from the page')
         : ''),
     h('details', null, h('summary', null, 'The worker’s resolution'),
-      h('pre', { id: 'worker-resolution', class: 'json' }, JSON.stringify(state.resolution, null, 2))));
+      h('pre', { id: 'worker-resolution', class: 'json' }, jsonLines(state.resolution))));
 }
 
 // ---------------------------------------------------------------- declared → effective
@@ -125,7 +125,7 @@ export function renderDiff(resolution, { declaredAvailability }) {
     : 'none — capsules that state WebGPU requirements would be admitted as unverified';
   $('diff').replaceChildren(
     h('p', { class: 'target-line' },
-      'declared ', code(JSON.stringify(declared)), h('br'), 'effective ', code(JSON.stringify(effective))),
+      'declared ', jsonInline(declared), h('br'), 'effective ', jsonInline(effective)),
     h('div', { class: 'table-wrap' }, table(['feature', 'declared', 'effective', 'action', 'reason', 'detail'], featureRows, 'diff-table')),
     h('dl', { class: 'facts facts-wide' },
       h('dt', null, 'devices'), h('dd', null, listDiff(declaredAvailabilityOfTarget.devices, availability.devices)),

@@ -9,9 +9,17 @@
 //
 // In each, a module worker (www/worker.js) must give the page's answer, the
 // page must load with no console error or warning, no failed or foreign
-// request and no CSP violation, and a full-page screenshot is saved under
-// tests/js/artifacts/. With the kept adapter, plan-time gating is checked
-// against the real adapter's features and limits.
+// request and no CSP violation, its planner must plan for inference
+// (vjpMode none) and say what device wasm is, and a full-page screenshot is
+// saved under tests/js/artifacts/. With the kept adapter, plan-time gating is
+// checked against the real adapter's features and limits, and the switch to
+// training.
+//
+// At a 390 px phone's width (demo-phone.png, demo-phone-dark.png): nothing
+// past the viewport, no box that scrolls or clips its content sideways, every
+// table cell on screen beside its column's name, and JSON wrapped between
+// tokens, never inside a word; at 320, 768, 1024 and 1180 px, nothing past
+// the viewport or hidden sideways either.
 //
 // The two outcomes a browser cannot produce on demand (a requestAdapter() that
 // never answers, one that throws) are simulated in tests/probe_browser.rs.
@@ -151,6 +159,33 @@ async function commonChecks(t, demo, screenshot) {
     assert.equal(await demo.page.locator('#presets tbody tr').count(), 13);
   });
 
+  await t.test('the planner plans for inference by default (vjpMode none), and says why WebGPU kernels run on device wasm', async () => {
+    const { page } = demo;
+    // Each config tried says its vjpMode above its candidates.
+    assert.deepEqual(await page.locator('#plan .config-line').evaluateAll((lines) => lines.map((l) => /vjp (\w+)/.exec(l.textContent)?.[1])),
+      ['none', 'none']);
+    // (Counted first: a missing element fails at once, not after a wait.)
+    const use = page.locator('input[name="use"]');
+    assert.deepEqual(await use.evaluateAll((inputs) => inputs.map((input) => [input.value, input.checked])),
+      [['inference', true], ['training', false]]);
+    assert.equal(await use.nth(1).isVisible(), true, 'training is one click away');
+    // The request the planner was given, shown on the page as sent.
+    assert.equal(await page.locator('#plan-request').count(), 1);
+    const request = JSON.parse(await page.locator('#plan-request').textContent());
+    assert.equal(request.configs.length, 2);
+    assert.deepEqual(request.configs.map((config) => config.vjpMode), ['none', 'none']);
+    // Where the kernels are shown, a sentence says what device wasm is.
+    const note = page.locator('#plan .device-note');
+    assert.equal(await note.count(), 1);
+    assert.equal(await note.isVisible(), true);
+    const text = (await note.textContent()).replace(/\s+/g, ' ');
+    assert.match(text, /device wasm is the WebAssembly page or worker/);
+    assert.match(text, /the browser dispatches [^.]*to the GPU/);
+    assert.match(text, /the webGpu provider[^.]* decides GPU execution/);
+    assert.equal(await note.evaluate((el) => el.nextElementSibling?.querySelector('table.kernels') !== null), true,
+      'the sentence stands right above the kernels table');
+  });
+
   await t.test('a web worker gets the same answer as the page', () => {
     assert.deepEqual(withoutTiming(demo.workerResolution), withoutTiming(demo.resolution));
     assert.equal(typeof demo.workerResolution.probe.elapsedMs, 'number');
@@ -261,6 +296,27 @@ test('Chromium with --enable-unsafe-webgpu: SwiftShader answers, webGpu is kept'
       await demo.page.locator('#reset-button').click();
     });
 
+    await t.test('the demo planner switches to training: vjpMode torchLeanTape, and inference-only capsules are rejected', async () => {
+      const { page } = demo;
+      const training = page.locator('input[name="use"][value="training"]');
+      assert.equal(await training.count(), 1);
+      await training.check();
+      await page.waitForFunction(() => JSON.parse(document.getElementById('plan-request').textContent)
+        .configs.every((config) => config.vjpMode === 'torchLeanTape'));
+      const kernels = Object.fromEntries(await page.locator('#plan table.kernels tbody tr').evaluateAll((rows) =>
+        rows.map((row) => [row.cells[1].textContent, row.cells[2].textContent])));
+      // webgpu.relu gives no backward pass: the reference capsule (a tape VJP) on the CPU serves relu.
+      assert.equal(kernels.relu, 'reference.relu');
+      const relu = page.locator('#plan table.candidates tr', { hasText: 'webgpu.relu' }).first();
+      assert.match(await relu.textContent(), /vjp-incompatible/);
+      // webgpu.matmul brings its own (backendVJP): still on WebGPU.
+      assert.equal(kernels.matmul, 'webgpu.matmul');
+      await page.locator('#reset-button').click();
+      await page.waitForFunction(() => JSON.parse(document.getElementById('plan-request').textContent)
+        .configs.every((config) => config.vjpMode === 'none'));
+      assert.equal(await page.locator('input[name="use"][value="inference"]').isChecked(), true);
+    });
+
     await t.test('the demo planner shows an invalid request from the error’s code, path and message', async () => {
       await demo.page.locator('#capsules').fill(
         '[{"name": "x", "op": "matmul", "provider": "webGpu", "device": "wasm", "trustLevel": "trusted", "vjpMode": "none"}]');
@@ -345,30 +401,174 @@ test('Chromium: pkg/index.js is one request, and evaluating it starts the .wasm 
   });
 });
 
-test('Chromium at phone width (390 px): nothing overflows the page horizontally', async () => {
+/**
+ * In the page: the break between each two non-blank characters of `element`'s
+ * text that sit on different rendered lines, unless it falls at a JSON token
+ * boundary (at white space, after `,` `:` `{` `[`, before `}` `]`) or between
+ * the words of a name (after `-` `_` `.`, or from a lower-case letter or digit
+ * to a capital: `chromium-experimental-…`, `maxStorageBufferBindingSize`).
+ * Returns the offending breaks as "…before|after…".
+ */
+function breaksInsideWords(element) {
+  const chars = [];
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.data.length; i += 1) {
+      const char = node.data[i];
+      let box = null;
+      if (!/\s/.test(char)) {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        box = range.getBoundingClientRect();
+      }
+      chars.push({ char, box });
+    }
+  }
+  const text = chars.map((c) => c.char).join('');
+  const bad = [];
+  let previous = -1;
+  chars.forEach(({ box }, i) => {
+    if (!box || box.height === 0) return;
+    if (previous >= 0) {
+      const before = chars[previous];
+      const newLine = box.top > before.box.top + before.box.height / 2;
+      const atBoundary = i > previous + 1 || ',:{[-_.'.includes(before.char) || '}]'.includes(chars[i].char)
+        || (/[a-z0-9]/.test(before.char) && /[A-Z]/.test(chars[i].char));
+      if (newLine && !atBoundary) bad.push(`${text.slice(Math.max(0, previous - 12), previous + 1)}|${text.slice(i, i + 12)}`);
+    }
+    previous = i;
+  });
+  return bad;
+}
+
+/**
+ * In the page: every box whose content is wider than itself and that scrolls
+ * or clips it, so that what is past its right edge is off-screen (a table's
+ * reason and detail, the end of a JSON line).
+ */
+function hiddenSideways() {
+  return [...document.body.querySelectorAll('*')]
+    .filter((el) => el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1
+      && ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(el).overflowX))
+    .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className} `
+      + `(${el.scrollWidth} px of content in ${el.clientWidth} px): ${el.textContent.trim().slice(0, 40)}`);
+}
+
+test('Chromium at phone width (390 px): nothing overflows the page horizontally', async (t) => {
   await withBrowser(['--enable-unsafe-webgpu'], async (context) => {
     const demo = await openDemo(context, server.origin);
+    const { page } = demo;
     assert.deepEqual(demo.problems, []);
-    const layout = await demo.page.evaluate(() => {
-      const width = document.documentElement.clientWidth;
-      // Wide tables and JSON scroll inside their card; anything else sticking
-      // out past the viewport is an overflow, even if clipped.
-      const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
-      const outside = [];
-      for (const el of document.body.querySelectorAll('*')) {
-        const box = el.getBoundingClientRect();
-        if (box.width === 0 || box.right <= width + 0.5) continue;
-        let ancestor = el.parentElement;
-        while (ancestor && !scrolls(ancestor)) ancestor = ancestor.parentElement;
-        if (!ancestor) outside.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className} (right ${Math.round(box.right)})`);
-      }
-      return { width, scrollWidth: document.documentElement.scrollWidth, bodyScrollWidth: document.body.scrollWidth, outside };
+
+    await t.test('nothing sticks out past the viewport', async () => {
+      const layout = await page.evaluate(() => {
+        const width = document.documentElement.clientWidth;
+        // Anything sticking out past the viewport, outside a scrolling box,
+        // is an overflow, even if clipped (a scrolling box is the next test's).
+        const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+        const outside = [];
+        for (const el of document.body.querySelectorAll('*')) {
+          const box = el.getBoundingClientRect();
+          if (box.width === 0 || box.right <= width + 0.5) continue;
+          let ancestor = el.parentElement;
+          while (ancestor && !scrolls(ancestor)) ancestor = ancestor.parentElement;
+          if (!ancestor) outside.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className} (right ${Math.round(box.right)})`);
+        }
+        return { width, scrollWidth: document.documentElement.scrollWidth, bodyScrollWidth: document.body.scrollWidth, outside };
+      });
+      assert.equal(layout.width, 390);
+      assert.ok(layout.scrollWidth <= layout.width, `the page is ${layout.scrollWidth} px wide`);
+      assert.ok(layout.bodyScrollWidth <= layout.width, `the body is ${layout.bodyScrollWidth} px wide`);
+      assert.deepEqual(layout.outside.slice(0, 10), []);
     });
-    assert.equal(layout.width, 390);
-    assert.ok(layout.scrollWidth <= layout.width, `the page is ${layout.scrollWidth} px wide`);
-    assert.ok(layout.bodyScrollWidth <= layout.width, `the body is ${layout.bodyScrollWidth} px wide`);
-    assert.deepEqual(layout.outside.slice(0, 10), []);
-    await demo.page.screenshot({ path: join(ARTIFACTS, 'demo-phone.png'), fullPage: true });
+
+    await t.test('no box hides part of its content sideways (scrolled or clipped)', async () => {
+      assert.deepEqual(await page.evaluate(hiddenSideways), []);
+    });
+
+    await t.test('every cell of the diff, kernels, candidates and presets tables is on screen, under its column name', async () => {
+      const cells = await page.evaluate(() => {
+        const width = document.documentElement.clientWidth;
+        const tables = [...document.querySelectorAll('#diff table, #plan table, #presets')];
+        const found = { tables: tables.map((table) => table.className), cells: 0, problems: [] };
+        for (const table of tables) {
+          const head = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
+          // Each body cell's column, from the header row (cells spanning rows
+          // or columns taken into account).
+          const taken = [];
+          [...table.querySelectorAll('tbody tr')].forEach((tr, row) => {
+            let column = 0;
+            for (const cell of tr.cells) {
+              while (taken[row]?.[column]) column += 1;
+              for (let r = 0; r < cell.rowSpan; r += 1) {
+                for (let c = 0; c < cell.colSpan; c += 1) (taken[row + r] ??= [])[column + c] = true;
+              }
+              const name = head[column];
+              column += cell.colSpan;
+              const text = cell.textContent.trim();
+              if (text === '') continue;
+              found.cells += 1;
+              const where = `${table.className} row ${row} ${name}: ${text.slice(0, 30)}`;
+              const box = cell.getBoundingClientRect();
+              if (box.width === 0 || box.height === 0) found.problems.push(`${where}: not shown`);
+              else if (box.left < -0.5 || box.right > width + 0.5) {
+                found.problems.push(`${where}: at ${Math.round(box.left)}–${Math.round(box.right)} px`);
+              }
+              for (const el of cell.querySelectorAll('*')) {
+                const inner = el.getBoundingClientRect();
+                if (inner.width > 0 && (inner.left < -0.5 || inner.right > width + 0.5)) {
+                  found.problems.push(`${where}: its ${el.tagName.toLowerCase()} at ${Math.round(inner.left)}–${Math.round(inner.right)} px`);
+                }
+              }
+              // The column's name is shown with the cell: its header is in the
+              // same column on screen, or the cell carries it as its label.
+              const header = table.querySelector(`thead th:nth-child(${head.indexOf(name) + 1})`);
+              const headerBox = header?.getBoundingClientRect();
+              const underHeader = headerBox && headerBox.width > 0 && headerBox.top < box.top
+                && headerBox.left < box.right && box.left < headerBox.right;
+              const label = getComputedStyle(cell, '::before').content;
+              // (A row's header names the row; a cell spanning columns, such as
+              // an op's message, has no one column name.)
+              const isRowHeader = cell.tagName === 'TH' && ['row', 'rowgroup'].includes(cell.scope);
+              if (!underHeader && !isRowHeader && cell.colSpan === 1 && label !== JSON.stringify(name)) {
+                found.problems.push(`${where}: its column name is not shown (label ${label})`);
+              }
+            }
+          });
+        }
+        return found;
+      });
+      assert.deepEqual(cells.tables, ['diff-table', 'kernels', 'candidates', 'candidates', 'presets']);
+      assert.ok(cells.cells > 150, `${cells.cells} cells`);
+      assert.deepEqual(cells.problems.slice(0, 10), []);
+    });
+
+    await t.test('the target JSON and the resolution JSON wrap only between tokens, never inside a word', async () => {
+      // (A string evaluated through DevTools: the page's CSP forbids eval.)
+      const breaks = await page.evaluate(`(() => {
+        const check = ${breaksInsideWords};
+        const views = [...document.querySelectorAll('#diff .target-line code'), document.getElementById('resolution')];
+        return { views: views.length, bad: views.flatMap((view) => check(view)) };
+      })()`);
+      assert.equal(breaks.views, 3);
+      assert.deepEqual(breaks.bad.slice(0, 10), []);
+    });
+
+    await page.screenshot({ path: join(ARTIFACTS, 'demo-phone.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: join(ARTIFACTS, 'demo-phone-dark.png'), fullPage: true });
+
+    await t.test('at 320, 768, 1024 and 1180 px too, nothing is wider than the viewport or hidden sideways in a box', async () => {
+      // A small phone, a tablet, and laptops on either side of the width where
+      // the tables stop being cards.
+      for (const width of [320, 768, 1024, 1180]) {
+        await page.setViewportSize({ width, height: 844 });
+        const layout = await page.evaluate(() => ({ width: document.documentElement.clientWidth, scrollWidth: document.documentElement.scrollWidth }));
+        assert.deepEqual(layout, { width, scrollWidth: width }, `at ${width} px`);
+        assert.deepEqual(await page.evaluate(hiddenSideways), [], `at ${width} px`);
+      }
+    });
   }, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
 });
 

