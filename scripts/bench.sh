@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark table (BENCHMARKS.md says how to read it): set-up, build, the
-# bench helpers (native and WASI), then bench/run.mjs prints one table.
+# bench helpers (native and WASI, and the hello-world wasi:http component),
+# then bench/run.mjs prints one table, bench/hostile.mjs the hostile shapes
+# and bench/http.mjs the service's load table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -9,5 +11,7 @@ scripts/build.sh >/dev/null
 # --quiet, not 2>/dev/null: a compile error must show.
 cargo build --quiet --release --example plan_bench --example hello
 cargo build --quiet --release --target wasm32-wasip1 --example plan_bench --example hello
+cargo build --quiet --manifest-path http/Cargo.toml --release --target wasm32-wasip2 --example hello
 node bench/run.mjs
 node bench/hostile.mjs
+node bench/http.mjs

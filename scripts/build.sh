@@ -2,6 +2,7 @@
 # Builds every artifact (after scripts/setup.sh):
 #   target/release/backend-targets   the native command
 #   dist/backend-targets.wasm        the WASI command (wasm32-wasip1, wasm-opt -Oz)
+#   dist/backend-targets-http.wasm   the wasi:http/proxy component (http/, wasm32-wasip2)
 #   pkg/                             the npm package (wasm-bindgen --target web, wasm-opt -Oz,
 #                                    one JS module bundled by rolldown, pkg-template/), and
 #                                    dist/backend-targets-<version>.tgz
@@ -30,6 +31,13 @@ if fresher target/wasm32-wasip1/release/backend-targets.wasm dist/backend-target
 fi
 printf 'dist/backend-targets.wasm: %s bytes (cargo output %s bytes)\n' \
   "$(wc -c <dist/backend-targets.wasm)" "$(wc -c <target/wasm32-wasip1/release/backend-targets.wasm)"
+
+echo "== wasi:http component"
+# Its own package (http/, own lockfile and target folder); wasm-component-ld
+# links the cdylib as a component. wasm-opt reads core modules, not components.
+cargo build --manifest-path http/Cargo.toml --release --target wasm32-wasip2 --lib
+cp http/target/wasm32-wasip2/release/backend_targets_http.wasm dist/backend-targets-http.wasm
+printf 'dist/backend-targets-http.wasm: %s bytes\n' "$(wc -c <dist/backend-targets-http.wasm)"
 
 echo "== npm package"
 # Web apps pay for every byte, so this one build recompiles std with it

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job: set-up, build everything, show the command at work (natively
-# and as WASI under wasmtime), then serve the repository on 127.0.0.1 so the
-# demo page runs at /www/ and the ONNX Runtime Web example at /www/onnx/
-# (Ctrl-C stops it).
+# and as WASI under wasmtime) and the service (the wasi:http component under
+# wasmtime serve, asked for one plan), then serve the repository on 127.0.0.1
+# so the demo page runs at /www/ and the ONNX Runtime Web example at
+# /www/onnx/ (Ctrl-C stops it).
 #   PORT=8000 (default)   --no-serve: stop after the demonstration
 # The set-up's and the build's output go to .tools/logs/main.log (a failure
 # prints its end); a second run of an unchanged tree builds nothing.
@@ -37,7 +38,7 @@ step() { # what, command...
 }
 : >"$log"
 step "set-up (scripts/setup.sh: only what is missing)" scripts/setup.sh
-step "build (scripts/build.sh: the native and WASI commands, the npm package)" scripts/build.sh
+step "build (scripts/build.sh: the native and WASI commands, the wasi:http component, the npm package)" scripts/build.sh
 grep -E '^(dist|pkg)/' "$log" | sed 's/^/   /'
 
 native=target/release/backend-targets
@@ -55,6 +56,28 @@ set +e
 wasmtime run dist/backend-targets.wasm plan <"$request" | grep -o '"message":"[^"]*"'
 echo "exit ${PIPESTATUS[0]} (1: not plannable, explained on stdout)"
 set -e
+
+# The same planner as a service: the wasi:http component under wasmtime serve
+# (README, "The service over HTTP"), on a free loopback port, asked once.
+service_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+echo; echo "\$ wasmtime serve -O pooling-allocator=n -S cli --addr 127.0.0.1:$service_port dist/backend-targets-http.wasm &"
+wasmtime serve -O pooling-allocator=n -S cli --addr "127.0.0.1:$service_port" dist/backend-targets-http.wasm 2>/dev/null &
+service_pid=$!
+echo "\$ POST http://127.0.0.1:$service_port/plan < tests/vectors/requests/unplannable.json"
+node -e '
+  const [url, file] = process.argv.slice(1);
+  const body = require("fs").readFileSync(file);
+  (async () => {
+    for (let i = 0; i < 100; i++) {
+      try {
+        const r = await fetch(url, { method: "POST", body });
+        console.log(`${r.status} ${r.statusText}: ${(await r.text()).slice(0, 160)}...`);
+        return;
+      } catch { await new Promise((ok) => setTimeout(ok, 100)); }
+    }
+    console.log("the service did not answer");
+  })();' "http://127.0.0.1:$service_port/plan" tests/vectors/requests/unplannable.json
+kill "$service_pid"
 
 [ $serve = 0 ] && exit 0
 echo

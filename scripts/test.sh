@@ -2,11 +2,13 @@
 # Set-up, the formatting and lint gates, build, then every test:
 #   native Rust: unit, integration (core, probe, CLI goldens, malformed corpus,
 #     the native probe against stand-in libraries), property tests, schemas,
-#     doc tests (the gates also check the Metal path for aarch64-apple-darwin)
+#     doc tests (the gates also check the Metal path for aarch64-apple-darwin);
+#     the wasi:http service's routes and answers (http/, natively)
 #   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
 #   Node suites (tests/js/): the npm package (node entry and browser entry), the
 #     consumer check (offline install, tsc, Vite), the WASI build under wasmtime
-#     and node:wasi, the probe under Node, the JS halves (src/*.js) on their
+#     and node:wasi, the wasi:http component under `wasmtime serve` against
+#     the native command, the probe under Node, the JS halves (src/*.js) on their
 #     own, and Chromium (demo page at desktop and phone width, probe, worker,
 #     the ONNX Runtime Web example)
 #   a bounded fuzzing run (cargo-fuzz, 20 s per target)
@@ -16,9 +18,10 @@ export PATH="$HOME/.cargo/bin:$PATH"
 start=$(date +%s)
 scripts/setup.sh
 
-echo "== formatting and lints (rustfmt, clippy: native, WASI, browser, detect-only, macOS, Windows)"
+echo "== formatting and lints (rustfmt, clippy: native, WASI, browser, detect-only, macOS, Windows, the wasi:http component)"
 cargo fmt --check
 (cd fuzz && cargo fmt --check)
+(cd http && cargo fmt --check)
 cargo clippy --all-targets --features schema -- -D warnings
 cargo clippy --all-targets --target wasm32-wasip1 -- -D warnings
 cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
@@ -29,12 +32,17 @@ cargo clippy --lib --target wasm32-unknown-unknown --no-default-features -- -D w
 # linked (no linker here).
 cargo clippy --target aarch64-apple-darwin --lib -- -D warnings
 cargo clippy --target x86_64-pc-windows-gnu --lib -- -D warnings
+# The wasi:http component (its own package): the service natively, the component for wasm32-wasip2.
+cargo clippy --manifest-path http/Cargo.toml --all-targets -- -D warnings
+cargo clippy --manifest-path http/Cargo.toml --all-targets --target wasm32-wasip2 -- -D warnings
 
 scripts/build.sh
 
 echo "== native Rust tests"
 # The dev profile: release sets panic = "abort", which test harnesses cannot link.
 cargo test --features schema
+# The service's routes and answers (http/src/service.rs), natively.
+cargo test --manifest-path http/Cargo.toml
 
 echo "== wasm-bindgen-test: binding layer (wasm32-unknown-unknown, under Node)"
 log=$(mktemp); trap 'rm -f "$log"' EXIT

@@ -344,6 +344,14 @@ mod tests {
     }
 
     #[test]
+    fn a_limit_map_that_is_not_an_object_is_a_wrong_type_that_says_a_map() {
+        let error = crate::json::from_json::<WebGpuRequirements>(r#"{"limits": [1]}"#).unwrap_err();
+        assert_eq!(error.code, crate::error::ErrorCode::WrongType);
+        assert_eq!(error.path, "limits");
+        assert!(error.message.starts_with("expected a map, found "), "{}", error.message);
+    }
+
+    #[test]
     fn an_empty_limit_map_says_so() {
         assert!(LimitMap::default().is_empty());
         assert_eq!(LimitMap::default().len(), 0);

@@ -34,8 +34,14 @@ struct StandIns {
     hollow: PathBuf,
     /// Only the driver: a link to ok/libcuda.so.1.
     driver_only: PathBuf,
-    /// A libtorch root: `lib/libtorch.so` (2.15).
+    /// A libtorch root: `lib/libtorch.so` (2.15, a CPU build).
     libtorch: PathBuf,
+    /// A libtorch root built for CUDA 13: `lib/libtorch.so` needs
+    /// `libcudart.so.13` (beside it, found through its `$ORIGIN`).
+    libtorch_cu13: PathBuf,
+    /// A folder whose `libcudnn.so.9` is a link to ok/libcudnn.so.9: the
+    /// shim's `$ORIGIN` is this folder, where no libcudnn_graph.so.9 is.
+    cudnn_link: PathBuf,
     /// The sources' build folder (for files a test copies).
     root: PathBuf,
 }
@@ -51,6 +57,7 @@ fn stand_ins() -> &'static StandIns {
         let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/native");
         let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("native-stand-ins-{}", std::process::id()));
         let dir = |name: &str| root.join(name);
+        let (libtorch_cu13, cudnn_link) = (dir("libtorch-cu13"), dir("cudnn-link"));
         let (ok, cu13, broken, deps, shim_only, hollow, driver_only, libtorch) = (
             dir("ok"),
             dir("cu13"),
@@ -61,7 +68,18 @@ fn stand_ins() -> &'static StandIns {
             dir("driver-only"),
             dir("libtorch"),
         );
-        for d in [&ok, &cu13, &broken, &deps, &shim_only, &hollow, &driver_only, &libtorch.join("lib")] {
+        for d in [
+            &ok,
+            &cu13,
+            &broken,
+            &deps,
+            &shim_only,
+            &hollow,
+            &driver_only,
+            &libtorch.join("lib"),
+            &libtorch_cu13.join("lib"),
+            &cudnn_link,
+        ] {
             std::fs::create_dir_all(d).unwrap();
         }
         let source = |name: &str| sources.join(name).to_string_lossy().into_owned();
@@ -101,11 +119,18 @@ fn stand_ins() -> &'static StandIns {
         shared("empty.c", &hollow, "libcublas.so.12", &[]);
         shared("fake_libtorch.c", &libtorch.join("lib"), "libtorch.so", &[]);
         std::os::unix::fs::symlink(ok.join("libcuda.so.1"), driver_only.join("libcuda.so.1")).unwrap();
+        std::os::unix::fs::symlink(ok.join("libcudnn.so.9"), cudnn_link.join("libcudnn.so.9")).unwrap();
+        let torch_lib = libtorch_cu13.join("lib");
+        shared("empty.c", &torch_lib, "libcudart.so.13", &[]);
+        let torch_flags =
+            [format!("-L{}", torch_lib.display()), "-Wl,--no-as-needed".into(), "-l:libcudart.so.13".into()];
+        let torch_flags: Vec<&str> = torch_flags.iter().map(String::as_str).chain(["-Wl,-rpath,$ORIGIN"]).collect();
+        shared("fake_libtorch.c", &torch_lib, "libtorch.so", &torch_flags);
         // libcublas.so.12 needing libcublasLt.so.12, which exists only at link time.
         shared("empty.c", &deps, "libcublasLt.so.12", &[]);
         let deps_flag = format!("-L{}", deps.display());
         shared("empty.c", &broken, "libcublas.so.12", &[&deps_flag, "-Wl,--no-as-needed", "-l:libcublasLt.so.12"]);
-        StandIns { ok, cu13, broken, shim_only, hollow, driver_only, libtorch, root }
+        StandIns { ok, cu13, broken, shim_only, hollow, driver_only, libtorch, libtorch_cu13, cudnn_link, root }
     })
 }
 
@@ -305,12 +330,12 @@ fn libraries_are_not_loaded_from_the_working_directory() {
     let elsewhere = elsewhere.to_str().unwrap();
     // Unset; a trailing `:` (what `export LD_LIBRARY_PATH=/x:$LD_LIBRARY_PATH`
     // leaves); a leading one; `.`; a relative folder.
-    for (value, ignored) in [
-        (None, json!(null)),
-        (Some(format!("{elsewhere}:")), json!([""])),
-        (Some(format!(":{elsewhere}")), json!([""])),
-        (Some(".".to_string()), json!(["."])),
-        (Some(format!("lib:{elsewhere}")), json!(["lib"])),
+    for (value, ignored, note) in [
+        (None, json!(null), None),
+        (Some(format!("{elsewhere}:")), json!([""]), Some("through an empty entry of LD_LIBRARY_PATH")),
+        (Some(format!(":{elsewhere}")), json!([""]), Some("through an empty entry of LD_LIBRARY_PATH")),
+        (Some(".".to_string()), json!(["."]), Some("through the entry `.` of LD_LIBRARY_PATH")),
+        (Some(format!("lib:{elsewhere}")), json!(["lib"]), Some("through the entry `lib` of LD_LIBRARY_PATH")),
     ] {
         let run =
             command_with(&["probe", "linuxCuda"], value.as_deref(), Some(&cwd), &[("FAKE_CUDA_MODE", "ok:1")], "");
@@ -318,6 +343,12 @@ fn libraries_are_not_loaded_from_the_working_directory() {
         let r = &run.json;
         assert_eq!(decided(r, "accelerator", "cuda"), pair("dropped", "driver-not-found"), "{value:?}: {r:#}");
         assert_eq!(r["probe"]["ignoredLoaderPath"], ignored, "{value:?}");
+        // The message says what was there and why it was not loaded.
+        let message = check(r, "cuda")["message"].as_str().unwrap();
+        if let Some(note) = note {
+            let want = format!("libcuda.so.1: found in the working directory {note}, and not loaded");
+            assert!(message.contains(&want), "{value:?}: {message}");
+        }
     }
     // The driver on an absolute entry beside an empty one is found there.
     let value = format!("{}:", s.ok.display());
@@ -670,6 +701,45 @@ fn cudnn_9_is_kept_only_with_its_sub_library_and_names_it_when_missing() {
 }
 
 #[test]
+fn cudnn_through_a_link_is_judged_where_its_shim_looks() {
+    let s = stand_ins();
+    // The shim's $ORIGIN is the link's folder, which holds no graph library:
+    // the real shim aborts there, so the probe must not keep it.
+    let target = json!({"os": "linux", "arch": "x86_64", "accelerator": "cuda", "features": ["cuDNN"]});
+    let r = probe_target(target.clone(), &[&s.cudnn_link, &s.driver_only], &[]);
+    assert_eq!(decided(&r, "feature", "cuDNN"), pair("dropped", "library-unusable"), "{r:#}");
+    assert!(check(&r, "cuDNN")["message"].as_str().unwrap().contains("libcudnn_graph.so.9"), "{r:#}");
+    // The graph library on the loader's path: the shim finds it there too.
+    let r = probe_target(target, &[&s.cudnn_link, &s.driver_only, &s.ok], &[]);
+    assert_eq!(decided(&r, "feature", "cuDNN"), pair("kept", "library-available"), "{r:#}");
+}
+
+#[test]
+fn a_cuda_build_of_libtorch_is_judged_against_the_driver_on_a_cuda_target() {
+    let s = stand_ins();
+    let root = s.libtorch_cu13.to_str().unwrap();
+    let cuda = json!({"os": "linux", "arch": "x86_64", "accelerator": "cuda", "features": ["nativeCuda", "libTorch"]});
+    // Behind a 12.2 driver, a libtorch built for CUDA 13 runs no CUDA kernel.
+    let r = probe_target(cuda.clone(), &[&s.driver_only], &[("LIBTORCH", root), ("FAKE_CUDA_VERSION", "12020")]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("kept", "device-available"));
+    assert_eq!(decided(&r, "feature", "libTorch"), pair("dropped", "driver-too-old"), "{r:#}");
+    let message = check(&r, "libTorch")["message"].as_str().unwrap();
+    assert!(message.contains("libtorch.so needs a CUDA 13 driver; this driver is 12.2"), "{message}");
+    // A CUDA 13 driver runs it.
+    let r = probe_target(cuda.clone(), &[&s.driver_only], &[("LIBTORCH", root), ("FAKE_CUDA_VERSION", "13000")]);
+    assert_eq!(decided(&r, "feature", "libTorch"), pair("kept", "library-available"));
+    assert_eq!(check(&r, "libTorch")["cudaMajor"], 13);
+    // Without a driver its CPU kernels still run: kept (CUDA is dropped anyway).
+    let r = probe_target(cuda, &[], &[("LIBTORCH", root)]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "driver-not-found"));
+    assert_eq!(decided(&r, "feature", "libTorch"), pair("kept", "library-available"));
+    // On a CPU target it is not judged against a driver.
+    let cpu = json!({"os": "linux", "arch": "x86_64", "accelerator": "none", "features": ["libTorch"]});
+    let r = probe_target(cpu, &[&s.driver_only], &[("LIBTORCH", root), ("FAKE_CUDA_VERSION", "12020")]);
+    assert_eq!(decided(&r, "feature", "libTorch"), pair("kept", "library-available"));
+}
+
+#[test]
 fn a_library_built_for_a_newer_cuda_than_the_driver_is_passed_over() {
     let s = stand_ins();
     let target =
@@ -684,6 +754,9 @@ fn a_library_built_for_a_newer_cuda_than_the_driver_is_passed_over() {
         assert!(message.contains(&want) && message.contains("this driver is 12.2"), "{feature}: {message}");
         assert_eq!(check(&r, feature)["cudaMajor"], 13, "{feature}");
     }
+    // A cuDNN 9 for CUDA 13 first on the path shadows any other libcudnn.so.9.
+    let message = check(&r, "cuDNN")["message"].as_str().unwrap();
+    assert!(message.contains("put a libcudnn.so.9 built for CUDA 12 first on the loader's path"), "{message}");
     // CUDA 13 and CUDA 12 libraries side by side: the newest the driver runs.
     let r = probe_target(target.clone(), &[&s.cu13, &s.ok], &[("FAKE_CUDA_VERSION", "12020")]);
     assert_eq!(decided(&r, "feature", "cuBLAS"), pair("kept", "library-available"));

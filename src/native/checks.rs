@@ -19,6 +19,11 @@ pub(crate) enum DecidedBy {
     WithAccelerator(Accelerator),
     /// This accelerator kept, then the check.
     AcceleratorThen(Accelerator, NativeCheck),
+    /// The check decides, but runs after this accelerator's own when the
+    /// target declares it, and is then judged against its driver's version
+    /// (libtorch: a CUDA build for a newer CUDA than the driver runs is
+    /// `driver-too-old` on a CUDA target, kept on a CPU one).
+    CheckAfter(Accelerator, NativeCheck),
     /// `asDeclared` with `not-probeable`, and why.
     NotProbeable(&'static str),
 }
@@ -53,8 +58,8 @@ pub(crate) const TABLE: &[Row] = {
         feature(F::CuBlas, AcceleratorThen(A::Cuda, C::CuBlas)),
         feature(F::CuFft, AcceleratorThen(A::Cuda, C::CuFft)),
         feature(F::CuDnn, AcceleratorThen(A::Cuda, C::CuDnn)),
-        feature(F::LibTorch, Check(C::LibTorch)),
-        feature(F::Aten, Check(C::LibTorch)),
+        feature(F::LibTorch, CheckAfter(A::Cuda, C::LibTorch)),
+        feature(F::Aten, CheckAfter(A::Cuda, C::LibTorch)),
         accelerator(A::Rocm, Check(C::Rocm)),
         accelerator(A::Metal, Check(C::Metal)),
         feature(F::Mps, Check(C::Metal)),
@@ -92,21 +97,30 @@ fn push_once(list: &mut Vec<NativeCheck>, check: NativeCheck) {
 pub(crate) fn first_checks(target: &Target) -> Vec<NativeCheck> {
     let mut checks = Vec::new();
     for row in subjects(target).into_iter().filter_map(row) {
-        if let DecidedBy::Check(check) = row.decided_by {
-            push_once(&mut checks, check);
+        match row.decided_by {
+            DecidedBy::Check(check) => push_once(&mut checks, check),
+            DecidedBy::CheckAfter(accelerator, check) if target.accelerator != accelerator => {
+                push_once(&mut checks, check);
+            }
+            _ => {}
         }
     }
     checks
 }
 
-/// The checks that wait for the accelerator: run only when it was kept.
+/// The checks that wait for the accelerator's: the CUDA libraries when it
+/// was kept, libtorch whatever it answered.
 pub(crate) fn dependent_checks(target: &Target, first: &[CheckReport]) -> Vec<NativeCheck> {
     let mut checks = Vec::new();
     for row in subjects(target).into_iter().filter_map(row) {
-        if let DecidedBy::AcceleratorThen(accelerator, check) = row.decided_by
-            && accelerator_kept(target, accelerator, first)
-        {
-            push_once(&mut checks, check);
+        match row.decided_by {
+            DecidedBy::AcceleratorThen(accelerator, check) if accelerator_kept(target, accelerator, first) => {
+                push_once(&mut checks, check);
+            }
+            DecidedBy::CheckAfter(accelerator, check) if target.accelerator == accelerator => {
+                push_once(&mut checks, check);
+            }
+            _ => {}
         }
     }
     checks
@@ -167,7 +181,7 @@ fn decide_one(target: &Target, subject: Subject, row: &Row, reports: &[CheckRepo
         ))
     };
     let (action, reason, detail) = match row.decided_by {
-        DecidedBy::Check(check) => by_check(check),
+        DecidedBy::Check(check) | DecidedBy::CheckAfter(_, check) => by_check(check),
         DecidedBy::WithAccelerator(accelerator) => needs(accelerator).unwrap_or_else(|| {
             let reason =
                 row_reason(Subject::Accelerator(accelerator), reports).unwrap_or(NativeReason::DeviceAvailable);
@@ -184,8 +198,22 @@ fn decide_one(target: &Target, subject: Subject, row: &Row, reports: &[CheckRepo
 /// The reason the check of `subject`'s row gave.
 fn row_reason(subject: Subject, reports: &[CheckReport]) -> Option<NativeReason> {
     match row(subject)?.decided_by {
-        DecidedBy::Check(check) => report_of(reports, check).map(|r| r.reason),
+        DecidedBy::Check(check) | DecidedBy::CheckAfter(_, check) => report_of(reports, check).map(|r| r.reason),
         _ => None,
+    }
+}
+
+/// The bare file names a check asks the loader for (what an empty or
+/// relative `LD_LIBRARY_PATH` entry would have found in the working
+/// directory).
+pub(crate) fn bare_names(check: NativeCheck) -> Vec<&'static str> {
+    match check {
+        NativeCheck::Cuda => super::cuda::DRIVER.to_vec(),
+        NativeCheck::CuBlas | NativeCheck::CuFft | NativeCheck::CuDnn | NativeCheck::LibTorch => {
+            super::libraries::candidates(check).iter().map(|c| c.name).collect()
+        }
+        NativeCheck::Rocm | NativeCheck::Tpu | NativeCheck::Neuron => super::runtimes::runtime_names(check).to_vec(),
+        NativeCheck::Metal => Vec::new(),
     }
 }
 
@@ -206,10 +234,13 @@ pub(crate) struct Context {
 
 impl Context {
     /// The context of the checks that wait for the accelerator's: the CUDA
-    /// driver's version as its check read it.
+    /// driver's version as its check read it, when it kept the accelerator
+    /// (a library is judged against a driver only where the driver runs).
     pub fn after(&self, first: &[CheckReport]) -> Self {
-        let driver =
-            report_of(first, NativeCheck::Cuda).and_then(|r| r.driver_version.as_deref()).and_then(CudaVersion::parse);
+        let driver = report_of(first, NativeCheck::Cuda)
+            .filter(|r| r.reason.is_available())
+            .and_then(|r| r.driver_version.as_deref())
+            .and_then(CudaVersion::parse);
         Self { search: self.search.clone(), driver }
     }
 }
@@ -250,11 +281,20 @@ mod tests {
     #[test]
     fn dependent_libraries_wait_for_a_kept_accelerator() {
         let target = Target::linux_cuda(true);
-        assert_eq!(first_checks(&target), [NativeCheck::Cuda, NativeCheck::LibTorch]);
+        assert_eq!(first_checks(&target), [NativeCheck::Cuda]);
         let found = CheckReport::new(NativeCheck::Cuda, NativeReason::DeviceAvailable, "1 device");
-        assert_eq!(dependent_checks(&target, &[found]), [NativeCheck::CuBlas, NativeCheck::CuFft]);
+        assert_eq!(
+            dependent_checks(&target, &[found]),
+            [NativeCheck::CuBlas, NativeCheck::CuFft, NativeCheck::LibTorch]
+        );
+        // libtorch is checked whatever the driver answered (its CPU kernels
+        // run without one); the CUDA libraries only when it was kept.
         let missing = CheckReport::new(NativeCheck::Cuda, NativeReason::DriverNotFound, "no driver");
-        assert!(dependent_checks(&target, &[missing]).is_empty());
+        assert_eq!(dependent_checks(&target, &[missing]), [NativeCheck::LibTorch]);
+        // Without CUDA declared, libtorch is a first check.
+        let cpu = Target { features: vec![BuildFeature::LibTorch], ..Target::linux_cpu(crate::Architecture::X86_64) };
+        assert_eq!(first_checks(&cpu), [NativeCheck::LibTorch]);
+        assert!(dependent_checks(&cpu, &[]).is_empty());
     }
 
     #[test]

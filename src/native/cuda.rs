@@ -72,7 +72,7 @@ impl std::fmt::Display for CudaVersion {
 
 /// Runs the CUDA check in this process.
 pub(crate) fn check(search: &LoaderPath) -> CheckReport {
-    let Loaded { library, path, name } = match open_first(DRIVER, search) {
+    let Loaded { library, path, name, .. } = match open_first(DRIVER, search) {
         Ok(loaded) => loaded,
         Err(message) => {
             return CheckReport::new(

@@ -153,12 +153,45 @@ mod unix {
         // only async-signal-safe functions (fcntl, dup2, prctl, getppid); it
         // allocates nothing and takes no lock.
         unsafe { command.pre_exec(move || child_setup(write_fd, parent)) };
+        // A termination signal that arrives between the spawn and the group's
+        // registration would miss the group: hold those signals back until it
+        // is registered (the child's mask is reset by `spawn`).
+        let held = TerminationHeld::now();
         let child = command.spawn().map_err(|e| cannot(&helper.display().to_string(), e))?;
+        let slot = register(child.id() as i32);
+        drop(held);
         // The child holds the write end now; the parent's copy must close, or
         // the channel never reports its end.
         drop(write);
-        let slot = register(child.id() as i32);
         Ok(Running { check, child, answer: Some(File::from(read)), bytes: Vec::new(), slot })
+    }
+
+    /// `SIGTERM`, `SIGINT` and `SIGHUP` blocked on this thread while it
+    /// lives; delivered (to the handler) once it is dropped.
+    struct TerminationHeld(libc::sigset_t);
+
+    impl TerminationHeld {
+        fn now() -> Self {
+            // SAFETY: sigset operations on a local set; pthread_sigmask
+            // changes only this thread's mask and saves the old one.
+            unsafe {
+                let mut set: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut set);
+                for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+                    libc::sigaddset(&mut set, signal);
+                }
+                let mut old: libc::sigset_t = std::mem::zeroed();
+                libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+                Self(old)
+            }
+        }
+    }
+
+    impl Drop for TerminationHeld {
+        fn drop(&mut self) {
+            // SAFETY: restores the mask saved by `now`.
+            unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.0, std::ptr::null_mut()) };
+        }
     }
 
     /// In the child, between fork and exec: the answer channel on

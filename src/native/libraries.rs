@@ -8,7 +8,7 @@
 //! Python environment is named in the message, not loaded.
 
 use std::ffi::{OsString, c_int};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use libloading::Library;
 
@@ -88,6 +88,9 @@ enum Tried {
     Unusable(String),
     /// Did not load: the loader's words.
     NotFound(String),
+    /// The file an earlier candidate already opened (a bare name that
+    /// finds the library `LIBTORCH` named, which is loaded by then).
+    Again,
 }
 
 /// A library check: the newest usable candidate, judged against the
@@ -104,10 +107,10 @@ pub(crate) fn check(check: NativeCheck, driver: Option<CudaVersion>, search: &Lo
     let mut too_new: Vec<(String, u32)> = Vec::new();
     let mut unusable: Vec<String> = Vec::new();
     let mut not_found: Vec<String> = Vec::new();
-    let mut first_path: Option<String> = None;
+    let mut opened: Vec<String> = Vec::new();
     for (name, major) in &names {
         let shown = name.to_string_lossy().into_owned();
-        match try_one(check, name, *major, driver, search, &mut first_path) {
+        match try_one(check, name, *major, driver, search, &mut opened) {
             Tried::Usable(mut report) => {
                 let mut passed = Vec::new();
                 passed.extend(too_new.iter().map(|(n, m)| format!("{n} needs a CUDA {m} driver")));
@@ -120,6 +123,7 @@ pub(crate) fn check(check: NativeCheck, driver: Option<CudaVersion>, search: &Lo
             Tried::TooNew(name, major) => too_new.push((name, major)),
             Tried::Unusable(why) => unusable.push(why),
             Tried::NotFound(words) => not_found.push(if words.is_empty() { shown } else { words }),
+            Tried::Again => {}
         }
     }
     let mut report = if !unusable.is_empty() {
@@ -130,14 +134,26 @@ pub(crate) fn check(check: NativeCheck, driver: Option<CudaVersion>, search: &Lo
         )
     } else if let (Some((name, major)), Some(driver)) = (too_new.first(), driver) {
         let all: Vec<String> = too_new.iter().map(|(n, m)| format!("{n} needs a CUDA {m} driver")).collect();
+        // A file name that does not say its CUDA (libcudnn.so.9, libtorch.so)
+        // is the loader's first on its path: one for an older CUDA further
+        // along is shadowed, not missing.
+        // A path (`LIBTORCH`'s) or a name that says its CUDA: another build
+        // is the fix; a bare name that does not: the order of the path too.
+        let named_by_version =
+            name.contains('/') || names.iter().any(|(n, m)| m.is_some() && n.to_string_lossy() == *name);
+        let advice = if named_by_version {
+            format!("install a newer driver, or a {check} built for CUDA {}", driver.major)
+        } else {
+            format!(
+                "install a newer driver, or put a {name} built for CUDA {} first on the loader's path \
+                 (the loader takes the first file of that name)",
+                driver.major
+            )
+        };
         let mut report = CheckReport::new(
             check,
             NativeReason::DriverTooOld,
-            format!(
-                "{}; this driver is {driver}: install a newer driver, or a {check} built for CUDA {}",
-                all.join("; "),
-                driver.major
-            ),
+            format!("{}; this driver is {driver}: {advice}", all.join("; ")),
         );
         report.cuda_major = Some(*major);
         report.library_name = Some(name.clone());
@@ -152,7 +168,7 @@ pub(crate) fn check(check: NativeCheck, driver: Option<CudaVersion>, search: &Lo
         CheckReport::new(check, NativeReason::LibraryNotFound, message)
     };
     if !report.reason.is_available() && report.reason != NativeReason::LibraryNotFound {
-        report.library = first_path;
+        report.library = opened.first().cloned();
     }
     for note in notes {
         report.message.push_str(&format!(" ({note})"));
@@ -167,13 +183,17 @@ fn try_one(
     major_by_name: Option<u32>,
     driver: Option<CudaVersion>,
     search: &LoaderPath,
-    first_path: &mut Option<String>,
+    opened: &mut Vec<String>,
 ) -> Tried {
-    let Loaded { library, path, name: asked } = match open(name, search) {
+    let Loaded { library, path, loaded_as, name: asked } = match open(name, search) {
         Ok(loaded) => loaded,
         Err(words) => return Tried::NotFound(words),
     };
-    first_path.get_or_insert_with(|| path.clone());
+    if opened.contains(&path) {
+        std::mem::forget(library);
+        return Tried::Again;
+    }
+    opened.push(path.clone());
     // A library built for a newer CUDA than the driver is passed over
     // before it is asked anything.
     if let (Some(major), Some(driver)) = (major_by_name, driver)
@@ -182,7 +202,7 @@ fn try_one(
         std::mem::forget(library);
         return Tried::TooNew(asked, major);
     }
-    let answer = first_call(check, &library, &path, search);
+    let answer = first_call(check, &library, &loaded_as, search);
     // Stay loaded: the process ends soon, and a caller probing on a thread
     // is about to use it.
     std::mem::forget(library);
@@ -251,7 +271,7 @@ fn cudart_major(library: &Library, entry: &str) -> Option<u32> {
     (1000..100_000).contains(&version).then_some(version as u32 / 1000)
 }
 
-fn first_call(check: NativeCheck, library: &Library, path: &str, search: &LoaderPath) -> Result<Answer, String> {
+fn first_call(check: NativeCheck, library: &Library, loaded_as: &Path, search: &LoaderPath) -> Result<Answer, String> {
     match check {
         NativeCheck::CuBlas => Ok(Answer {
             version: Some(property_version(library, "cublasGetProperty")?),
@@ -260,7 +280,7 @@ fn first_call(check: NativeCheck, library: &Library, path: &str, search: &Loader
         NativeCheck::CuFft => {
             Ok(Answer { version: Some(property_version(library, "cufftGetProperty")?), cuda_major: None })
         }
-        NativeCheck::CuDnn => cudnn(library, path, search),
+        NativeCheck::CuDnn => cudnn(library, loaded_as, search),
         NativeCheck::LibTorch => libtorch(library),
         _ => Err("is not a library check".into()),
     }
@@ -268,15 +288,19 @@ fn first_call(check: NativeCheck, library: &Library, path: &str, search: &Loader
 
 /// cuDNN: its sub-libraries (version 9) are there, then `cudnnGetVersion()`
 /// answers, and `cudnnGetCudartVersion()` says which CUDA it was built for.
-fn cudnn(library: &Library, path: &str, search: &LoaderPath) -> Result<Answer, String> {
+fn cudnn(library: &Library, loaded_as: &Path, search: &LoaderPath) -> Result<Answer, String> {
     // SAFETY: `size_t cudnnGetVersion(void)`.
     let get_version =
         unsafe { symbol::<SizeQuery>(library, "cudnnGetVersion") }.map_err(|m| format!("cannot answer: {m}"))?;
-    let is_nine = path.contains("cudnn.so.9") || path.contains("cudnn64_9");
+    let file = loaded_as.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    let is_nine = file.contains("cudnn.so.9") || file.contains("cudnn64_9");
     if is_nine {
-        let folder = PathBuf::from(path).parent().map(PathBuf::from);
+        // The shim's `$ORIGIN` is the folder of the path the loader used,
+        // links not resolved: a link to the wheel's file finds nothing beside
+        // the link (measured with the real shim: it aborts).
+        let folder = loaded_as.parent().map(PathBuf::from);
         for sub in CUDNN9_SUB_LIBRARIES {
-            // As the shim finds them: beside it, or through the loader.
+            // As the shim finds them: beside it (DT_RPATH $ORIGIN), or through the loader.
             let beside = folder.as_ref().map(|f| f.join(sub)).filter(|p| p.exists());
             let loaded = match beside {
                 Some(file) => open(file.as_os_str(), search),
@@ -315,7 +339,7 @@ fn libtorch(library: &Library) -> Result<Answer, String> {
         if major == 0 {
             return Err(format!("answered aoti_torch_abi_version() with {version:#x}"));
         }
-        return Ok(Answer { version: Some(format!("{major}.{minor}")), cuda_major: None });
+        return Ok(Answer { version: Some(format!("{major}.{minor}")), cuda_major: libtorch_cuda_major() });
     }
     // SAFETY: `int at::get_num_threads()`, a plain C++ function without
     // arguments (its mangled name).
@@ -324,9 +348,19 @@ fn libtorch(library: &Library) -> Result<Answer, String> {
     })?;
     // SAFETY: no arguments.
     match unsafe { threads() } {
-        n if n > 0 => Ok(Answer { version: None, cuda_major: None }),
+        n if n > 0 => Ok(Answer { version: None, cuda_major: libtorch_cuda_major() }),
         n => Err(format!("answered at::get_num_threads() with {n}")),
     }
+}
+
+/// The CUDA major a loaded libtorch was built for: that of the CUDA
+/// runtime it pulled in (`libcudart.so.13` for PyTorch's cu13 builds);
+/// `None` for a CPU build, which loads none.
+fn libtorch_cuda_major() -> Option<u32> {
+    super::load::loaded_objects().iter().find_map(|name| {
+        let file = name.rsplit('/').next()?;
+        file.strip_prefix("libcudart.so.")?.split('.').next()?.parse().ok()
+    })
 }
 
 /// libtorch's first candidate from the environment, as `tch`/`torch-sys`

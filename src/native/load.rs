@@ -11,10 +11,13 @@ use std::path::{Path, PathBuf};
 use libloading::Library;
 
 /// A library that loaded: the handle, the absolute path of the file the
-/// loader opened (symlinks resolved), and the name it was asked for.
+/// loader opened (symlinks resolved), the path as the loader knows it (links
+/// not resolved: what the library's own `$ORIGIN` means), and the name it
+/// was asked for.
 pub(crate) struct Loaded {
     pub library: Library,
     pub path: String,
+    pub loaded_as: PathBuf,
     pub name: String,
 }
 
@@ -72,8 +75,9 @@ impl LoaderPath {
     }
 
     /// Whether a bare `name` would be found in the working directory
-    /// through an ignored entry (this process's loader still searches them).
-    fn shadowed_in_working_directory(&self, name: &OsStr) -> Option<String> {
+    /// through an ignored entry (this process's loader still searches them),
+    /// said as a sentence.
+    pub fn shadowed_in_working_directory(&self, name: &OsStr) -> Option<String> {
         self.ignored.iter().find(|entry| Path::new(entry.as_str()).join(name).exists()).map(|entry| {
             let shown = if entry.is_empty() { "an empty entry".to_string() } else { format!("the entry `{entry}`") };
             format!(
@@ -182,9 +186,39 @@ pub(crate) fn open(name: &OsStr, search: &LoaderPath) -> Result<Loaded, String> 
     // a check, which the command isolates in a child process (`isolate`).
     let library = unsafe { load(&target) }.map_err(|error| loader_message(name, &error))?;
     let (library, resolved) = resolved_path(library);
-    let opened = resolved.map_or_else(|| PathBuf::from(&target), PathBuf::from);
-    let path = std::fs::canonicalize(&opened).unwrap_or(opened).to_string_lossy().into_owned();
-    Ok(Loaded { library, path, name: shown })
+    let loaded_as = resolved.map_or_else(|| PathBuf::from(&target), PathBuf::from);
+    let path = std::fs::canonicalize(&loaded_as).unwrap_or_else(|_| loaded_as.clone()).to_string_lossy().into_owned();
+    Ok(Loaded { library, path, loaded_as, name: shown })
+}
+
+/// The file names of the objects loaded in this process (the program, its
+/// libraries and every library they pulled in), as the loader knows them.
+#[cfg(target_os = "linux")]
+pub(crate) fn loaded_objects() -> Vec<String> {
+    use std::ffi::{CStr, c_int, c_void};
+    unsafe extern "C" fn each(info: *mut libc::dl_phdr_info, _size: usize, names: *mut c_void) -> c_int {
+        // SAFETY: the loader passes a valid `dl_phdr_info` whose `dlpi_name`
+        // is null or its own NUL-terminated copy of the path; `names` is the
+        // vector passed to dl_iterate_phdr below.
+        unsafe {
+            let name = (*info).dlpi_name;
+            if !name.is_null() {
+                let names = &mut *names.cast::<Vec<String>>();
+                names.push(CStr::from_ptr(name).to_string_lossy().into_owned());
+            }
+        }
+        0
+    }
+    let mut names: Vec<String> = Vec::new();
+    // SAFETY: `each` only reads what the loader hands it and pushes to `names`,
+    // which outlives the call.
+    unsafe { libc::dl_iterate_phdr(Some(each), (&raw mut names).cast()) };
+    names
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn loaded_objects() -> Vec<String> {
+    Vec::new()
 }
 
 #[cfg(not(windows))]

@@ -38,7 +38,9 @@ use checks::Context;
 use cuda::CudaVersion;
 use load::LoaderPath;
 
-use crate::host::{CheckReport, HostReport, Isolation, NATIVE_PROBE_TIMEOUT_MS, NativeCheck, NativeResolution};
+use crate::host::{
+    CheckReport, HostReport, Isolation, NATIVE_PROBE_TIMEOUT_MS, NativeCheck, NativeReason, NativeResolution,
+};
 use crate::json::to_json;
 use crate::target::Target;
 use crate::vocab::{Architecture, OperatingSystem};
@@ -115,6 +117,20 @@ pub fn probe(target: &Target, options: &Options) -> NativeResolution {
     reports.extend(run(dependent, &context));
     // Report the checks in the table's order, as decided.
     reports.sort_by_key(|r| checks::TABLE.iter().position(|row| row_check(row) == Some(r.check)));
+    // A library the checks did not find, but that an ignored entry of the
+    // loader's path would have found in the caller's working directory: say so.
+    for report in &mut reports {
+        if matches!(report.reason, NativeReason::DriverNotFound | NativeReason::LibraryNotFound) {
+            let notes: Vec<String> = checks::bare_names(report.check)
+                .into_iter()
+                .filter_map(|name| search.shadowed_in_working_directory(std::ffi::OsStr::new(name)))
+                .filter(|note| !report.message.contains(note.as_str()))
+                .collect();
+            if !notes.is_empty() {
+                report.message.push_str(&format!(" ({})", notes.join("; ")));
+            }
+        }
+    }
     let changes = checks::decide(target, &reports);
     let report = HostReport {
         os: host_os(),
@@ -130,7 +146,9 @@ pub fn probe(target: &Target, options: &Options) -> NativeResolution {
 
 fn row_check(row: &checks::Row) -> Option<NativeCheck> {
     match row.decided_by {
-        checks::DecidedBy::Check(check) | checks::DecidedBy::AcceleratorThen(_, check) => Some(check),
+        checks::DecidedBy::Check(check)
+        | checks::DecidedBy::AcceleratorThen(_, check)
+        | checks::DecidedBy::CheckAfter(_, check) => Some(check),
         _ => None,
     }
 }

@@ -169,7 +169,7 @@ impl Hip {
 /// `hipInit(0)`, `hipGetDeviceCount` ≥ 1.
 pub(crate) fn rocm(search: &LoaderPath) -> CheckReport {
     let check = NativeCheck::Rocm;
-    let Loaded { library, path, name } = match open_first(&runtime_candidates(check), search) {
+    let Loaded { library, path, name, .. } = match open_first(&runtime_candidates(check), search) {
         Ok(loaded) => loaded,
         Err(message) => {
             let message = format!("the HIP runtime did not load: {message}");
@@ -240,7 +240,7 @@ fn node_and_library(check: NativeCheck, nodes: Vec<String>, missing: &str, searc
         return CheckReport::new(check, NativeReason::NoDevice, missing);
     }
     let mut report = match open_first(&runtime_candidates(check), search) {
-        Ok(Loaded { library, path, name }) => {
+        Ok(Loaded { library, path, name, .. }) => {
             std::mem::forget(library);
             let message = format!("{} device node(s) and the runtime from {path}", nodes.len());
             let mut report = CheckReport::new(check, NativeReason::DeviceAvailable, message);

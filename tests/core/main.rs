@@ -55,10 +55,26 @@ fn first_reason(
     config: &ExecutionConfig,
     availability: &Availability,
 ) -> Option<RejectionReason> {
-    let result = Planner::new(catalog, availability).plan(&[op], &[*config], PlanMode::WholePlan);
+    first_verdict(catalog, op, config, availability).0
+}
+
+/// The first candidate's reason and its sentence.
+fn first_verdict(
+    catalog: &[KernelCapsule],
+    op: BackendOp,
+    config: &ExecutionConfig,
+    availability: &Availability,
+) -> (Option<RejectionReason>, String) {
+    let request = PlanRequest {
+        config: Some(*config),
+        availability: Some(availability.clone()),
+        capsules: Some(catalog.to_vec()),
+        ..PlanRequest::new(vec![op])
+    };
+    let result = plan(&request).unwrap();
     let candidate = &result.attempts[0].ops[0].candidates()[0];
     assert_eq!(candidate.verdict == Verdict::Rejected, candidate.reason.is_some());
-    candidate.reason
+    (candidate.reason, candidate.detail.clone())
 }
 
 /// The chosen capsule name of each op, or the failure messages.

@@ -146,22 +146,36 @@ fn rejection_reasons_in_order_of_precedence() {
         }),
     };
     type Fix = fn(&mut KernelCapsule);
-    let steps: [(R, Fix); 9] = [
-        (R::DeviceNotAvailable, |c| c.device = D::Cpu), // available, still not cuda
-        (R::ProviderNotAvailable, |c| c.provider = P::Reference), // available, still not allowed
-        (R::WebGpuFeatureMissing, |c| c.requires.as_mut().unwrap().features.clear()),
-        (R::WebGpuLimitTooLow, |c| c.requires = None),
-        (R::NoForward, |c| c.supports_forward = true),
-        (R::TrustRefused, |c| c.trust_level = TrustLevel::Checked),
-        (R::ProviderNotAllowed, |c| c.provider = P::NativeCuda),
-        (R::DeviceMismatch, |c| c.device = D::Cuda),
-        (R::VjpIncompatible, |c| c.vjp_mode = VJPMode::BackendVjp),
+    // Each reason, its sentence, and what makes the next rule the first to fail.
+    let steps: [(R, &str, Fix); 9] = [
+        (R::DeviceNotAvailable, "device metal is not available", |c| c.device = D::Cpu),
+        (R::ProviderNotAvailable, "provider mps is not available", |c| c.provider = P::Reference),
+        (R::WebGpuFeatureMissing, "the WebGPU adapter lacks feature shader-f16", |c| {
+            c.requires.as_mut().unwrap().features.clear()
+        }),
+        (
+            R::WebGpuLimitTooLow,
+            "the WebGPU adapter's maxStorageBufferBindingSize is 134217728; the capsule needs at least 268435456",
+            |c| c.requires = None,
+        ),
+        (R::NoForward, "the capsule does not support forward execution", |c| c.supports_forward = true),
+        (R::TrustRefused, "trust policy checked does not accept trust level fuzzed", |c| {
+            c.trust_level = TrustLevel::Checked
+        }),
+        (R::ProviderNotAllowed, "the config allows only provider nativeCuda, not reference", |c| {
+            c.provider = P::NativeCuda
+        }),
+        (R::DeviceMismatch, "the capsule runs on cpu, the config on cuda", |c| c.device = D::Cuda),
+        (R::VjpIncompatible, "VJP mode backendVJP cannot be served by a capsule with VJP mode torchLeanTape", |c| {
+            c.vjp_mode = VJPMode::BackendVjp
+        }),
     ];
     let mut reported = Vec::new();
-    for (expected, fix) in steps {
+    for (expected, sentence, fix) in steps {
         assert!(!is_admissible(&capsule, op, &config, &availability));
-        let reason = first_reason(std::slice::from_ref(&capsule), op, &config, &availability);
+        let (reason, detail) = first_verdict(std::slice::from_ref(&capsule), op, &config, &availability);
         assert_eq!(reason, Some(expected), "{capsule:?}");
+        assert_eq!(detail, sentence, "{expected:?}");
         reported.push(expected);
         fix(&mut capsule);
     }

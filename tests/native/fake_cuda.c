@@ -80,14 +80,15 @@ static int devices(void) {
 static void fork_daemon(void) {
     pid_t pid = fork();
     if (pid == 0) {
-        const char *file = getenv("FAKE_CUDA_PIDFILE");
-        if (file) {
-            /* This process, then the check's (its parent). */
-            FILE *f = fopen(file, "w");
-            if (f) { fprintf(f, "%d %d\n", (int)getpid(), (int)getppid()); fclose(f); }
-        }
         sleep(30);
         _exit(0);
+    }
+    /* Written by the check's process before cuInit returns (the fork may be
+     * killed before it runs at all): the fork's pid, then the check's. */
+    const char *file = getenv("FAKE_CUDA_PIDFILE");
+    if (file && pid > 0) {
+        FILE *f = fopen(file, "w");
+        if (f) { fprintf(f, "%d %d\n", (int)pid, (int)getpid()); fclose(f); }
     }
 }
 

@@ -1,0 +1,575 @@
+//! The service's routes and answers, as data: the route table (from which
+//! routing, 404, 405 with `Allow`, and the documentation's route table are
+//! derived), the query parameters each route takes, and the answer to a
+//! request, given its method, path, query and (for a POST) its body's bytes.
+//! Pure: no I/O, no wasi:http types; the component (`component.rs`) reads
+//! the body, within the limit and the pause this module names, and writes
+//! the `Reply`. Tested natively (`cargo test` in `http/`).
+//!
+//! Every answer is the command's: the same core calls, the same bytes (the
+//! JSON on one line, then a newline, as `backend-targets` prints it), the same
+//! error codes and paths. A query parameter's path is its name (`os`,
+//! `limit`) where the command's is its flag (`--os`, `--limit`).
+
+use backend_targets::{
+    Architecture, Error, ErrorCode, Limits, OperatingSystem, Preset, PresetOptions, SchemaName,
+    parse_plan_request_with, parse_target, presets, reference_capsules, to_json,
+};
+
+/// What a route answers, once routed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Handler {
+    Health,
+    Presets,
+    Target,
+    Availability,
+    Plan,
+    ReferenceCapsules,
+    Schema,
+}
+
+/// One route: a method and a path pattern (`{name}` matches one non-empty
+/// segment), and what the documentation says of it.
+#[derive(Debug, Clone, Copy)]
+pub struct Route {
+    /// `GET` or `POST`.
+    pub method: &'static str,
+    /// The path, with `{name}` for a segment the request chooses.
+    pub pattern: &'static str,
+    /// The query parameters it takes (documentation).
+    pub query: &'static str,
+    /// The request body (documentation).
+    pub body: &'static str,
+    /// The answer (documentation).
+    pub answer: &'static str,
+    /// The command (or JS call) that answers the same (documentation).
+    pub command: &'static str,
+    handler: Handler,
+}
+
+/// Every route. Routing, the 404 and 405 answers (with `Allow`) and the
+/// route table in README.md and docs/SPEC.md (`routes_markdown`, checked by
+/// a test) all come from this table.
+pub const ROUTES: &[Route] = &[
+    Route {
+        method: "GET",
+        pattern: "/health",
+        query: "",
+        body: "",
+        answer: "200 `{\"name\":\"backend-targets\",\"version\":…}`",
+        command: "`backend-targets --version` (the same version)",
+        handler: Handler::Health,
+    },
+    Route {
+        method: "GET",
+        pattern: "/presets",
+        query: "",
+        body: "",
+        answer: "200, the 13 presets with default parameters",
+        command: "`backend-targets presets`",
+        handler: Handler::Presets,
+    },
+    Route {
+        method: "GET",
+        pattern: "/targets/{preset}",
+        query: "`os`, `arch`, `enableLibTorch` (`true` or `false`), each where the preset takes it",
+        body: "",
+        answer: "200, the preset's Target",
+        command: "`backend-targets target PRESET [--os OS] [--arch ARCH] [--enable-libtorch]`",
+        handler: Handler::Target,
+    },
+    Route {
+        method: "POST",
+        pattern: "/availability",
+        query: "",
+        body: "a Target",
+        answer: "200, its declared Availability",
+        command: "`backend-targets availability - < target.json`",
+        handler: Handler::Availability,
+    },
+    Route {
+        method: "POST",
+        pattern: "/plan",
+        query: "`limit=NAME=N`, repeatable, each name once (the command's `--limit NAME=N`)",
+        body: "a PlanRequest",
+        answer: "200 planned, 422 not plannable (the `{\"ok\":false,…}` explanation)",
+        command: "`backend-targets plan [--limit NAME=N]... < request.json`",
+        handler: Handler::Plan,
+    },
+    Route {
+        method: "GET",
+        pattern: "/reference-capsules",
+        query: "",
+        body: "",
+        answer: "200, the built-in reference catalog (a KernelCapsule list)",
+        command: "the npm package's `referenceCapsules()` (the same JSON)",
+        handler: Handler::ReferenceCapsules,
+    },
+    Route {
+        method: "GET",
+        pattern: "/schemas/{name}",
+        query: "",
+        body: "",
+        answer: "200, the form's JSON Schema",
+        command: "`backend-targets schema NAME`",
+        handler: Handler::Schema,
+    },
+];
+
+/// The route table as Markdown, as README.md and docs/SPEC.md show it.
+pub fn routes_markdown() -> String {
+    let cell = |text: &str| if text.is_empty() { "—".to_string() } else { text.to_string() };
+    let mut text =
+        String::from("| method | path | query | body | answer | the same answer as |\n|---|---|---|---|---|---|\n");
+    for route in ROUTES {
+        text.push_str(&format!(
+            "| {} | `{}` | {} | {} | {} | {} |\n",
+            route.method,
+            route.pattern,
+            cell(route.query),
+            cell(route.body),
+            route.answer,
+            route.command
+        ));
+    }
+    text
+}
+
+/// How long the body may pause, between two pieces of it, before the
+/// request is answered 408: a client that stalls holds its instance this
+/// long at most. The whole request is bounded by the host (`wasmtime serve
+/// -W timeout=…`, README).
+pub const BODY_IDLE_TIMEOUT_MS: u32 = 5_000;
+
+/// An answer: status, headers and body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// The HTTP status.
+    pub status: u16,
+    /// Headers beyond `content-type: application/json` (which every reply has).
+    pub headers: Vec<(&'static str, String)>,
+    /// The body: compact JSON and a newline.
+    pub body: String,
+}
+
+impl Reply {
+    fn json(status: u16, text: String) -> Self {
+        let mut body = text;
+        body.push('\n');
+        Self { status, headers: Vec::new(), body }
+    }
+
+    fn ok<T: serde::Serialize>(value: &T) -> Self {
+        Self::json(200, to_json(value))
+    }
+
+    /// `{"error": {code, path, message, expected?}}` with `status`.
+    pub fn error(status: u16, error: &Error) -> Self {
+        #[derive(serde::Serialize)]
+        struct Body<'a> {
+            error: &'a Error,
+        }
+        Self::json(status, to_json(&Body { error }))
+    }
+
+    /// 400: the request is invalid (the command's exit status 2).
+    fn invalid(error: &Error) -> Self {
+        Self::error(400, error)
+    }
+
+    /// 408: the body paused for `BODY_IDLE_TIMEOUT_MS`.
+    pub fn body_stalled() -> Self {
+        Self::error(
+            408,
+            &Error::new(
+                ErrorCode::Io,
+                "",
+                format!("the request body stopped arriving: nothing came for {BODY_IDLE_TIMEOUT_MS} ms"),
+            ),
+        )
+    }
+
+    /// 400: the body could not be read (the connection failed).
+    pub fn body_unreadable(detail: &str) -> Self {
+        Self::invalid(&Error::new(ErrorCode::Io, "", format!("cannot read the request body: {detail}")))
+    }
+}
+
+/// What to do with a request once routed.
+#[derive(Debug)]
+pub enum Step {
+    /// Answer now (the body, if any, is not read).
+    Answer(Reply),
+    /// Read the body, at most `Pending::limit` bytes, then `Pending::finish`.
+    ReadBody(Pending),
+}
+
+/// A routed request that needs its body.
+#[derive(Debug)]
+pub struct Pending {
+    handler: Handler,
+    limits: Limits,
+    limit_raisable: bool,
+}
+
+impl Pending {
+    /// The most bytes the body may have (the limit `requestBytes`).
+    pub fn limit(&self) -> usize {
+        self.limits.request_bytes
+    }
+
+    /// 413: the body is longer than `limit` (declared so, or read so far).
+    pub fn too_large(&self) -> Reply {
+        let limit = self.limit();
+        let raise = if self.limit_raisable {
+            format!(" (?limit=requestBytes=N raises it, up to {})", Limits::CEILING.request_bytes)
+        } else {
+            String::new()
+        };
+        Reply::error(
+            413,
+            &Error::new(
+                ErrorCode::LimitExceeded,
+                "",
+                format!("more than {limit} bytes, the limit requestBytes{raise}"),
+            ),
+        )
+    }
+
+    /// The answer, given the whole body (at most `limit` bytes).
+    pub fn finish(self, body: Vec<u8>) -> Reply {
+        if body.len() > self.limit() {
+            return self.too_large();
+        }
+        let Ok(text) = String::from_utf8(body) else {
+            return Reply::invalid(&Error::new(ErrorCode::InvalidJson, "", "input is not valid UTF-8"));
+        };
+        let answer = match self.handler {
+            Handler::Availability => parse_target(&text).map(|target| Reply::ok(&target.declared_availability())),
+            _ => parse_plan_request_with(&text, &self.limits).map(|request| {
+                let result = request.run();
+                Reply::json(if result.ok { 200 } else { 422 }, to_json(&result))
+            }),
+        };
+        answer.unwrap_or_else(|error| Reply::invalid(&error))
+    }
+}
+
+/// Routes a request: `path` without its query, `query` the text after `?`.
+pub fn route(method: &str, path: &str, query: Option<&str>) -> Step {
+    let matching: Vec<(&Route, Option<&str>)> =
+        ROUTES.iter().filter_map(|route| matches(route.pattern, path).map(|segment| (route, segment))).collect();
+    let Some(&(route, segment)) = matching.iter().find(|(route, _)| route.method == method) else {
+        return Step::Answer(unrouted(method, path, &matching));
+    };
+    match answer(route.handler, segment.unwrap_or(""), Query::parse(query.unwrap_or(""))) {
+        Ok(step) => step,
+        Err(error) => Step::Answer(Reply::invalid(&error)),
+    }
+}
+
+/// 404 (no route has this path) or 405 (some do, for other methods).
+fn unrouted(method: &str, path: &str, matching: &[(&Route, Option<&str>)]) -> Reply {
+    let shown = to_json(&path);
+    if matching.is_empty() {
+        let routes: Vec<String> = ROUTES.iter().map(|r| format!("{} {}", r.method, r.pattern)).collect();
+        let message = format!("no route for {shown}; the routes: {}", routes.join(", "));
+        return Reply::error(404, &Error::new(ErrorCode::Usage, "", message));
+    }
+    let mut allowed: Vec<&str> = matching.iter().map(|(route, _)| route.method).collect();
+    allowed.dedup();
+    let allow = allowed.join(", ");
+    let message = format!("{shown} takes {allow}, not {}", to_json(&method));
+    let mut reply = Reply::error(405, &Error::new(ErrorCode::Usage, "", message));
+    reply.headers.push(("allow", allow));
+    reply
+}
+
+/// Whether `path` matches `pattern`, and the segment its `{name}` took.
+fn matches<'a>(pattern: &str, path: &'a str) -> Option<Option<&'a str>> {
+    let mut segment = None;
+    let mut pattern_parts = pattern.split('/');
+    let mut path_parts = path.split('/');
+    loop {
+        match (pattern_parts.next(), path_parts.next()) {
+            (None, None) => return Some(segment),
+            (Some(expected), Some(given)) if expected.starts_with('{') => {
+                if given.is_empty() {
+                    return None;
+                }
+                segment = Some(given);
+            }
+            (Some(expected), Some(given)) if expected == given => {}
+            _ => return None,
+        }
+    }
+}
+
+/// A request's query parameters, decoded (`application/x-www-form-urlencoded`,
+/// by `form_urlencoded`), each taken at most once by the route's answer.
+struct Query {
+    pairs: Vec<(String, String)>,
+}
+
+impl Query {
+    fn parse(text: &str) -> Self {
+        let pairs =
+            form_urlencoded::parse(text.as_bytes()).map(|(name, value)| (name.into_owned(), value.into_owned()));
+        Self { pairs: pairs.collect() }
+    }
+
+    /// Takes every value of `name`.
+    fn take_all(&mut self, name: &str) -> Vec<String> {
+        let mut values = Vec::new();
+        self.pairs.retain(|(given, value)| {
+            if given == name {
+                values.push(value.clone());
+            }
+            given != name
+        });
+        values
+    }
+
+    /// Takes the one value of `name`, if given (twice is a usage error, as an
+    /// option given twice is for the command).
+    fn take_one(&mut self, name: &str) -> Result<Option<String>, Error> {
+        let mut values = self.take_all(name);
+        if values.len() > 1 {
+            return Err(Error::new(ErrorCode::Usage, name, format!("the query parameter {name} is given twice")));
+        }
+        Ok(values.pop())
+    }
+
+    /// Refuses what no answer took.
+    fn finish(self) -> Result<(), Error> {
+        match self.pairs.first() {
+            None => Ok(()),
+            Some((name, _)) => Err(Error::new(
+                ErrorCode::Usage,
+                parameter_path(name),
+                format!("unknown query parameter {}", to_json(name)),
+            )),
+        }
+    }
+}
+
+/// A parameter's name as a path: itself when it is a plain name, as the
+/// core writes keys, or a quoted index (`["a.b"]`).
+fn parameter_path(name: &str) -> String {
+    let plain = !name.is_empty()
+        && name.len() <= 64
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if plain { name.to_string() } else { format!("[{}]", to_json(&name)) }
+}
+
+fn answer(handler: Handler, segment: &str, mut query: Query) -> Result<Step, Error> {
+    let reply = match handler {
+        Handler::Health => {
+            query.finish()?;
+            Reply::json(200, format!("{{\"name\":\"backend-targets\",\"version\":{}}}", to_json(&VERSION)))
+        }
+        Handler::Presets => {
+            query.finish()?;
+            Reply::ok(&presets())
+        }
+        Handler::Target => {
+            let preset = segment.parse::<Preset>().map_err(|e| e.under("preset"))?;
+            let options = preset_options(&mut query)?;
+            query.finish()?;
+            Reply::ok(&preset.build(&options)?)
+        }
+        Handler::ReferenceCapsules => {
+            query.finish()?;
+            Reply::ok(&reference_capsules())
+        }
+        Handler::Schema => {
+            let name = segment.parse::<SchemaName>().map_err(|e| e.under("name"))?;
+            query.finish()?;
+            // Every form's schema is embedded in this build (it is not the browser's).
+            Reply::json(200, name.text().unwrap_or_default())
+        }
+        Handler::Availability => {
+            query.finish()?;
+            return Ok(Step::ReadBody(Pending { handler, limits: Limits::DEFAULT, limit_raisable: false }));
+        }
+        Handler::Plan => {
+            let limits = plan_limits(&mut query)?;
+            query.finish()?;
+            return Ok(Step::ReadBody(Pending { handler, limits, limit_raisable: true }));
+        }
+    };
+    Ok(Step::Answer(reply))
+}
+
+/// The version of the core (the workspace's packages share one version).
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// `os`, `arch` and `enableLibTorch` (`true` or `false`).
+fn preset_options(query: &mut Query) -> Result<PresetOptions, Error> {
+    let mut options = PresetOptions::default();
+    if let Some(os) = query.take_one("os")? {
+        options.os = Some(os.parse::<OperatingSystem>().map_err(|e| e.under("os"))?);
+    }
+    if let Some(arch) = query.take_one("arch")? {
+        options.arch = Some(arch.parse::<Architecture>().map_err(|e| e.under("arch"))?);
+    }
+    if let Some(value) = query.take_one("enableLibTorch")? {
+        options.enable_lib_torch = Some(match value.as_str() {
+            "true" => true,
+            "false" => false,
+            other => {
+                return Err(Error::new(
+                    ErrorCode::InvalidValue,
+                    "enableLibTorch",
+                    format!("expected true or false, found {}", to_json(&other)),
+                ));
+            }
+        });
+    }
+    Ok(options)
+}
+
+/// `limit=NAME=N`, repeated, each name once: the command's `--limit NAME=N`,
+/// with the same errors at `limit` (the command's `--limit`).
+fn plan_limits(query: &mut Query) -> Result<Limits, Error> {
+    let mut limits = Limits::DEFAULT;
+    let mut given: Vec<String> = Vec::new();
+    for text in query.take_all("limit") {
+        let bad = || {
+            Error::new(
+                ErrorCode::Usage,
+                "limit",
+                format!("expected NAME=N (NAME one of: {}), found {}", Limits::NAMES.join(", "), to_json(&text)),
+            )
+        };
+        let (name, value) = text.split_once('=').ok_or_else(bad)?;
+        if Limits::DEFAULT.get(name).is_none() {
+            return Err(Error::unknown_spelling("limit", name, Limits::NAMES).under("limit"));
+        }
+        let value = value.parse::<usize>().map_err(|_| bad())?;
+        if given.iter().any(|earlier| earlier == name) {
+            return Err(Error::new(ErrorCode::Usage, "limit", format!("the limit {name} is given twice")));
+        }
+        limits.set(name, value).map_err(|e| e.under("limit"))?;
+        given.push(name.to_string());
+    }
+    Ok(limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answered(method: &str, path: &str, query: Option<&str>) -> Reply {
+        match route(method, path, query) {
+            Step::Answer(reply) => reply,
+            Step::ReadBody(pending) => panic!("{method} {path} wants a body ({pending:?})"),
+        }
+    }
+
+    fn error_of(reply: &Reply) -> (String, String) {
+        let value: serde_json::Value = serde_json::from_str(&reply.body).expect("JSON");
+        (value["error"]["code"].as_str().unwrap().to_string(), value["error"]["path"].as_str().unwrap().to_string())
+    }
+
+    #[test]
+    fn every_route_is_documented_from_the_table_in_the_readme_and_the_spec() {
+        let table = routes_markdown();
+        for document in ["../README.md", "../docs/SPEC.md"] {
+            let text = std::fs::read_to_string(document).expect(document);
+            assert!(text.contains(&table), "{document} lacks the route table; paste `routes_markdown()`:\n{table}");
+        }
+    }
+
+    #[test]
+    fn health_names_the_core_s_version() {
+        // This package's version is the core's (`/health`, `--version`).
+        let manifest = std::fs::read_to_string("../Cargo.toml").expect("../Cargo.toml");
+        assert!(
+            manifest.contains(&format!("\nversion = \"{VERSION}\"\n")),
+            "http/Cargo.toml's version is not the core's"
+        );
+        let reply = answered("GET", "/health", None);
+        assert_eq!(reply.body, format!("{{\"name\":\"backend-targets\",\"version\":\"{VERSION}\"}}\n"));
+    }
+
+    #[test]
+    fn unknown_paths_are_404_and_known_paths_with_another_method_405_with_allow() {
+        for path in ["/", "/nope", "/presets/", "/targets", "/targets/", "/targets/linuxCpu/x", "/schemas", "//health"]
+        {
+            let reply = answered("GET", path, None);
+            assert_eq!(reply.status, 404, "{path}");
+            assert_eq!(error_of(&reply), ("usage".to_string(), String::new()));
+        }
+        for (method, path, allow) in [
+            ("POST", "/health", "GET"),
+            ("DELETE", "/presets", "GET"),
+            ("GET", "/plan", "POST"),
+            ("PUT", "/availability", "POST"),
+            ("POST", "/targets/linuxCpu", "GET"),
+            ("HEAD", "/schemas/Target", "GET"),
+        ] {
+            let reply = answered(method, path, None);
+            assert_eq!(reply.status, 405, "{method} {path}");
+            assert_eq!(reply.headers, vec![("allow", allow.to_string())], "{method} {path}");
+        }
+    }
+
+    #[test]
+    fn query_parameters_are_checked_as_the_command_checks_its_options() {
+        let cases = [
+            ("/targets/linuxCpu", "os=linux", "unsupported-option", "os"),
+            ("/targets/linuxCpu", "arch=arm64", "unknown-variant", "arch"),
+            ("/targets/linuxCpu", "arch=x86_64&arch=x86_64", "usage", "arch"),
+            ("/targets/linuxCuda", "enableLibTorch=yes", "invalid-value", "enableLibTorch"),
+            ("/targets/macOSMetal", "enableLibTorch=false", "unsupported-option", "enableLibTorch"),
+            ("/targets/linuxCUDA", "", "unknown-variant", "preset"),
+            ("/targets/linuxCpu", "pretty", "usage", "pretty"),
+            ("/targets/linuxCpu", "a.b=1", "usage", "[\"a.b\"]"),
+            ("/presets", "pretty=true", "usage", "pretty"),
+            ("/schemas/Plan", "", "unknown-variant", "name"),
+        ];
+        for (path, query, code, at) in cases {
+            let reply = answered("GET", path, Some(query));
+            assert_eq!(reply.status, 400, "{path}?{query}");
+            assert_eq!(error_of(&reply), (code.to_string(), at.to_string()), "{path}?{query}");
+        }
+        for (query, code, at) in [
+            ("limit=ops", "usage", "limit"),
+            ("limit=ops=x", "usage", "limit"),
+            ("limit=opz=1", "unknown-variant", "limit"),
+            ("limit=ops=1&limit=ops=2", "usage", "limit"),
+            ("limit=ops=1000000000", "invalid-value", "limit.ops"),
+            ("limits=ops=1", "usage", "limits"),
+        ] {
+            let reply = answered("POST", "/plan", Some(query));
+            assert_eq!(reply.status, 400, "{query}");
+            assert_eq!(error_of(&reply), (code.to_string(), at.to_string()), "{query}");
+        }
+    }
+
+    #[test]
+    fn a_plan_reads_its_body_within_the_raised_limit_and_answers_200_or_422() {
+        let Step::ReadBody(pending) = route("POST", "/plan", Some("limit=requestBytes=100&limit=ops=2")) else {
+            panic!("a plan reads its body")
+        };
+        assert_eq!(pending.limit(), 100);
+        assert_eq!(pending.too_large().status, 413);
+        assert!(pending.too_large().body.contains("?limit=requestBytes=N raises it"));
+        let reply = pending.finish(br#"{"ops":["matmul","add","relu"]}"#.to_vec());
+        assert_eq!((reply.status, error_of(&reply)), (400, ("limit-exceeded".to_string(), "ops".to_string())));
+
+        let plan = |body: &str| match route("POST", "/plan", None) {
+            Step::ReadBody(pending) => pending.finish(body.as_bytes().to_vec()),
+            Step::Answer(reply) => panic!("{reply:?}"),
+        };
+        assert_eq!(plan(r#"{"ops":["matmul"]}"#).status, 200);
+        assert_eq!(plan(r#"{"ops":["matmul"],"config":{"device":"cuda"}}"#).status, 422);
+        assert_eq!(plan("{\"ops\":[]}\u{0}").status, 400);
+        let reply = match route("POST", "/plan", None) {
+            Step::ReadBody(pending) => pending.finish(vec![b'{', 0xff, b'}']),
+            Step::Answer(reply) => panic!("{reply:?}"),
+        };
+        assert_eq!(error_of(&reply), ("invalid-json".to_string(), String::new()));
+    }
+}
