@@ -19,18 +19,41 @@ fresher() { [ ! -e "$2" ] || [ "$1" -nt "$2" ] || [ "$0" -nt "$2" ]; }
 echo "== native command"
 cargo build --release --bin backend-targets
 
+# The WebAssembly builds (the WASI command, the npm modules) pay for every
+# byte, so they recompile std with them (rust-src; the unstable flags are
+# allowed on stable by RUSTC_BOOTSTRAP, as for cargo-fuzz) and leave out what
+# no user sees (about 9 KB of the gzipped npm module, 22 KB of the WASI one):
+#   optimize_for_size      std's smaller variants of its algorithms;
+#   -Zlocation-detail=none no file names and line numbers for panics;
+#   -Zfmt-debug=none       no `Debug` formatting (messages that quote a value use
+#                          `strict::quoted`, so they read the same everywhere).
+# std itself keeps opt-level 3, as in the prebuilt one: under our opt-level "z"
+# its memcmp, Vec growth and the like made the planner about 9 % slower (and,
+# after LTO, the module is no bigger).
+# Panics still run the hook (panic = "abort"). Each build has its own target
+# folder, which keeps these flags off the test builds.
+std_at_speed=()
+for crate in core alloc std compiler_builtins; do
+  std_at_speed+=(--config "profile.release.package.$crate.opt-level=3")
+done
+small_build() { # cargo build arguments...
+  RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none" \
+    cargo build --release -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size "${std_at_speed[@]}" "$@"
+}
+
 echo "== WASI command"
-cargo build --release --target wasm32-wasip1 --bin backend-targets
+small_build --target wasm32-wasip1 --bin backend-targets --target-dir target/wasi
+wasi_built=target/wasi/wasm32-wasip1/release/backend-targets.wasm
 # The module defines its own memory (zero-filled) and Rust never uses its first
 # KiB (the bottom of the 1 MiB stack), which lets wasm-opt fold more addresses.
 # (wasm-opt runs again only when cargo's module or this script changed.)
-if fresher target/wasm32-wasip1/release/backend-targets.wasm dist/backend-targets.wasm; then
+if fresher "$wasi_built" dist/backend-targets.wasm; then
   "$WASM_OPT" -Oz --converge --low-memory-unused --zero-filled-memory --strip-producers --strip-target-features \
     --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
-    target/wasm32-wasip1/release/backend-targets.wasm -o dist/backend-targets.wasm
+    "$wasi_built" -o dist/backend-targets.wasm
 fi
 printf 'dist/backend-targets.wasm: %s bytes (cargo output %s bytes)\n' \
-  "$(wc -c <dist/backend-targets.wasm)" "$(wc -c <target/wasm32-wasip1/release/backend-targets.wasm)"
+  "$(wc -c <dist/backend-targets.wasm)" "$(wc -c <"$wasi_built")"
 
 echo "== wasi:http component"
 # Its own package (http/, own lockfile and target folder); wasm-component-ld
@@ -40,22 +63,7 @@ cp http/target/wasm32-wasip2/release/backend_targets_http.wasm dist/backend-targ
 printf 'dist/backend-targets-http.wasm: %s bytes\n' "$(wc -c <dist/backend-targets-http.wasm)"
 
 echo "== npm package"
-# Web apps pay for every byte, so this one build recompiles std with it
-# (rust-src; the unstable flags are allowed on stable by RUSTC_BOOTSTRAP, as for
-# cargo-fuzz) and leaves out what no user sees, about 9 KB of the gzipped module:
-#   optimize_for_size      std's smaller variants of its algorithms;
-#   -Zlocation-detail=none no file names and line numbers for panics;
-#   -Zfmt-debug=none       no `Debug` formatting (messages that quote a value use
-#                          `strict::quoted`, so they read the same everywhere).
-# std itself keeps opt-level 3, as in the prebuilt one: under our opt-level "z"
-# its memcmp, Vec growth and the like made the planner about 9 % slower (and,
-# after LTO, the module is no bigger).
-# Panics still run the hook that recovers the instance (panic = "abort").
-# Its own target folder keeps these flags off the test builds.
-std_at_speed=()
-for crate in core alloc std compiler_builtins; do
-  std_at_speed+=(--config "profile.release.package.$crate.opt-level=3")
-done
+# (The npm build's panics run the hook that recovers the instance.)
 # Builds the browser module with cargo arguments "$@", into target/$raw
 # (wasm-bindgen's output) and pkg/$wasm (after wasm-opt). Each module has its
 # own cargo folder (target/npm-$raw): the two feature sets' cdylibs have the
@@ -63,9 +71,7 @@ done
 browser_module() {
   local raw=$1 wasm=$2
   shift 2
-  RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none" \
-    cargo build --release --lib --target wasm32-unknown-unknown --target-dir "target/npm-$raw" \
-    -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size "${std_at_speed[@]}" "$@"
+  small_build --lib --target wasm32-unknown-unknown --target-dir "target/npm-$raw" "$@"
   local built="target/npm-$raw/wasm32-unknown-unknown/release/backend_targets.wasm"
   # wasm-bindgen and wasm-opt run again only when cargo's module (or this
   # script) changed: a second run of an unchanged tree takes seconds.
