@@ -140,7 +140,7 @@ test('wasmtime: every row of the README\'s "what a caller sees" table, as wasmti
       /^backend-targets: error \[output\] at \(top level\): cannot write the output: no space left\n$/],
     ['a closed pipe', shell(`wasmtime run '${WASI_MODULE}' ${big.join(' ')} | head -c 1 >/dev/null`, many), 13, /^$/, /^$/],
     ['out of memory', wasmtime(['-W', 'max-memory-size=1200000'], big, many), 134, /^$/,
-      /^memory allocation of \d+ bytes failed\n[^]*\nError: [^]*wasm trap: /],
+      /^memory allocation of \d+ bytes failed\n(?:[^]*\n)?Error: [^]*wasm trap: /],
     ['out of fuel', wasmtime(['-W', 'fuel=100000'], ['plan'], request('default-explained')), 134, /^$/,
       /^Error: [^]*wasm trap: all fuel consumed by WebAssembly/],
     ['out of time', wasmtime(['-W', 'timeout=1ms'], big, many), 134, /^$/, /^Error: [^]*wasm trap: interrupt/],
