@@ -131,7 +131,7 @@ if ! grep -q "'detect_bg.wasm'" "$glue" || grep -q "'backend_targets_bg.wasm'" "
 fi
 bundle_entry detect.js pkg-detect-raw
 cp pkg-template/package.json pkg-template/index.d.ts pkg-template/node.js pkg-template/detect.d.ts pkg-template/detect-node.js \
-  pkg-template/README.md pkg-template/LICENSE pkg/
+  pkg-template/README.md pkg-template/LICENSE pkg-template/LICENSE-APACHE pkg/
 tarball=$(cd pkg && npm pack --silent --pack-destination ../dist)
 printf 'pkg/backend_targets_bg.wasm: %s bytes, %s gzipped; pkg/index.js: %s bytes, %s gzipped; dist/%s: %s bytes\n' \
   "$(wc -c <pkg/backend_targets_bg.wasm)" "$(gzip -9c pkg/backend_targets_bg.wasm | wc -c)" \
