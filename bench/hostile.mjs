@@ -74,7 +74,9 @@ for (const [shape, make] of Object.entries(SHAPES)) {
     const tries = [[]];
     if (process.argv[3] === '--defaults-only') { /* an older binary without --limit */ } else {
     if (shape === 'WebGPU features') tries.push(['--limit', 'features=65536']);
-    if (shape === 'configs × ops × capsules') tries.push(['--limit', 'configs=4096', '--limit', 'work=2000000']);
+    if (shape === 'configs × ops × capsules') {
+      tries.push(['--limit', 'configs=4096', '--limit', 'work=2000000', '--limit', 'outputBytes=268435456']);
+    }
     }
     for (const args of tries) {
       const r = run(request, args);

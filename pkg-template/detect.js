@@ -7,8 +7,8 @@
 // and the first adapter request; no init call is needed.
 import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
 // scripts/build.sh points this at wasm-bindgen's copy, as for index.js.
-import { requestEarly } from './probe.js';
-import { compileEarly } from './early.js';
+import { requestEarly, settle } from './probe.js';
+import { checkModule, compile, compileEarly } from './early.js';
 
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./detect_bg.wasm', import.meta.url);
@@ -24,12 +24,20 @@ let ready;
 
 /** Instantiates the module (once): the one compiling since evaluation, or
  *  `moduleOrPath` (a URL, a `Response`, a `WebAssembly.Module`, bytes) given
- *  before the first call. `detect` and `probe` call it themselves. */
+ *  before the first call; a module that is not this entry's is refused before
+ *  it is instantiated. `detect` and `probe` call it themselves; after a
+ *  failure, the next call tries again. */
 export default function initDetect(moduleOrPath) {
   if (ready === undefined) {
-    const module_or_path = moduleOrPath ?? early ?? url;
+    const source = moduleOrPath ?? early ?? url;
     early = undefined;
-    ready = init({ module_or_path });
+    ready = compile(source).then((module) => {
+      checkModule(module, ['probe', 'detect']);
+      return init({ module_or_path: module });
+    });
+    ready.catch(() => {
+      ready = undefined;
+    });
   }
   return ready;
 }
@@ -38,11 +46,11 @@ export default function initDetect(moduleOrPath) {
  *  full package's `detect`. */
 export async function detect(options) {
   await initDetect();
-  return detectNow(options);
+  return settle(detectNow, options);
 }
 
 /** Probes WebGPU afresh: the full package's `probe`. */
 export async function probe(options) {
   await initDetect();
-  return probeNow(options);
+  return settle(probeNow, options);
 }

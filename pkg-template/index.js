@@ -3,16 +3,17 @@
 // so a page makes one request for the JS. Evaluating it starts fetching and
 // compiling the .wasm (streaming) and the probe's adapter request, in parallel
 // with whatever the page does next; `init()` without an argument instantiates
-// that module. The rest is wasm-bindgen's own glue, with the `wasm` preset
-// under its seed name (the glue reserves `wasm`).
-import init from './backend_targets.js';
-// The probe's JS half: scripts/build.sh points this at wasm-bindgen's copy
-// (snippets/<crate-hash>/src/wasm/probe.js), the very module the glue uses.
-import { requestEarly } from './probe.js';
-import { compileEarly } from './early.js';
-
-export * from './backend_targets.js';
-export { wasmPreset as wasm } from './backend_targets.js';
+// that module. Each export is wasm-bindgen's, with the `wasm` preset under its
+// seed name (the glue reserves `wasm`), behind one guard: a call before init()
+// says so, a call whose allocation the module's memory could not hold answers
+// a BackendTargetsError (the next call gets a fresh instance), and probe() and
+// detect() survive the instance ending while they wait.
+import init, * as glue from './backend_targets.js';
+// The JS halves: scripts/build.sh points these at wasm-bindgen's copies
+// (snippets/<crate-hash>/src/wasm/*.js), the very modules the glue uses.
+import { requestEarly, settle } from './probe.js';
+import { takeOutOfMemory } from './boundary.js';
+import { backendError, checkModule, compile, compileEarly, compileSync, notInitialised } from './early.js';
 
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./backend_targets_bg.wasm', import.meta.url);
@@ -25,10 +26,95 @@ const url = new URL('./backend_targets_bg.wasm', import.meta.url);
 requestEarly();
 let early = compileEarly(url);
 
-/** wasm-bindgen's init; without an argument, it uses the module fetched at evaluation. */
-export default function initEntry(moduleOrPath) {
-  if (moduleOrPath !== undefined || early === undefined) return init(moduleOrPath);
-  const module_or_path = early;
-  early = undefined;
-  return init({ module_or_path });
+let instantiated = false;
+// The module's exports the entry calls: a module lacking one is refused.
+const names = ['probe', 'detect'];
+
+/** wasm-bindgen's export `name`, guarded. */
+function guarded(name) {
+  names.push(name);
+  const call = glue[name];
+  return (...args) => {
+    if (!instantiated) throw notInitialised();
+    try {
+      return call(...args);
+    } catch (error) {
+      // The module ended its instance for an allocation it could not hold
+      // (src/wasm/api.rs); the glue starts a fresh one for the next call.
+      if (takeOutOfMemory()) {
+        throw backendError('limit-exceeded', 'the module ran out of memory (its 2 GiB) for this call; it starts afresh '
+          + 'for the next one. Lower the limits the request was allowed (outputBytes, work, configs, requestBytes), '
+          + 'or plan it with the command');
+      }
+      throw error;
+    } finally {
+      takeOutOfMemory();
+    }
+  };
+}
+
+export const presets = guarded('presets');
+export const devices = guarded('devices');
+export const providers = guarded('providers');
+export const declaredAvailability = guarded('declaredAvailability');
+export const parseTarget = guarded('parseTarget');
+export const plan = guarded('plan');
+export const planJson = guarded('planJson');
+export const referenceCapsules = guarded('referenceCapsules');
+export const schema = guarded('schema');
+export const resolve = guarded('resolve');
+export const portableCpu = guarded('portableCpu');
+export const linuxCpu = guarded('linuxCpu');
+export const macOSCpu = guarded('macOSCpu');
+export const windowsCpu = guarded('windowsCpu');
+export const linuxCuda = guarded('linuxCuda');
+export const windowsCuda = guarded('windowsCuda');
+export const linuxRocm = guarded('linuxRocm');
+export const macOSMetal = guarded('macOSMetal');
+export const wasmPreset = guarded('wasmPreset');
+export const linuxTpu = guarded('linuxTpu');
+export const linuxTrainium = guarded('linuxTrainium');
+export const customChip = guarded('customChip');
+export const external = guarded('external');
+export const __forcePanicForTesting = guarded('__forcePanicForTesting');
+export const __exhaustMemoryForTesting = guarded('__exhaustMemoryForTesting');
+export { wasmPreset as wasm };
+
+/** Probes WebGPU afresh (see the module's `probe`). */
+export function probe(options) {
+  return instantiated ? settle(glue.probe, options) : Promise.reject(notInitialised());
+}
+
+/** `probe(options)`, then the `wasm` target resolved by it. */
+export function detect(options) {
+  return instantiated ? settle(glue.detect, options) : Promise.reject(notInitialised());
+}
+
+/** wasm-bindgen's initSync, over a module checked first: one that is not this
+ *  package's is refused before it is instantiated, and a later call with the
+ *  right one instantiates it. */
+export function initSync(input) {
+  if (instantiated) return glue.initSync();
+  const module = compileSync(input);
+  checkModule(module, names);
+  const exports = glue.initSync({ module });
+  instantiated = true;
+  return exports;
+}
+
+/** wasm-bindgen's init; without an argument, it uses the module fetched at
+ *  evaluation. The module is checked as by initSync, and a failed init can be
+ *  followed by one that succeeds. */
+export default async function initEntry(moduleOrPath) {
+  if (instantiated) return glue.initSync();
+  let source = moduleOrPath;
+  if (source === undefined) {
+    source = early ?? url;
+    early = undefined;
+  }
+  const module = await compile(source);
+  checkModule(module, names);
+  const exports = await init({ module_or_path: module });
+  instantiated = true;
+  return exports;
 }

@@ -103,9 +103,10 @@ browser_module() {
 # wasm-bindgen's snippets) into pkg/$1, so that a page waits on one JS request,
 # not three in a row, before the .wasm request it starts.
 bundle_entry() {
-  local entry=$1 raw=$2 probe_js
-  probe_js=$(cd "target/$raw" && ls snippets/*/src/wasm/probe.js)
-  sed "s|from './probe.js'|from './$probe_js'|" "pkg-template/$entry" >"target/$raw/entry.js"
+  local entry=$1 raw=$2 halves
+  halves=$(cd "target/$raw" && ls -d snippets/*/src/wasm)
+  sed -e "s|from './probe.js'|from './$halves/probe.js'|" -e "s|from './boundary.js'|from './$halves/boundary.js'|" \
+    "pkg-template/$entry" >"target/$raw/entry.js"
   cp pkg-template/early.js "target/$raw/"
   tests/js/node_modules/.bin/rolldown "target/$raw/entry.js" --format esm --platform browser --minify \
     --postBanner "// backend-targets: pkg-template/$entry, wasm-bindgen glue and JS halves in one module (bundled by scripts/build.sh)." \

@@ -7,6 +7,7 @@
 #                               the one-module entry's requests, phone width
 #   tests/js/onnx.test.mjs      www/onnx/: the plan's provider runs a model in
 #                               ONNX Runtime Web (webgpu and wasm)
+#   tests/js/hostile-browser.test.mjs  hostile navigator.gpu stand-ins (issue 23)
 #   tests/probe_browser.rs      wasm-bindgen-test in Chromium: the timeout,
 #                               adapter-request-failed and device-request-failed
 #                               outcomes, simulated
@@ -18,8 +19,8 @@ start=$(date +%s)
 
 # --wasm-only: skip the Node suite (scripts/test.sh runs it with the others).
 if [ "${1:-}" != "--wasm-only" ]; then
-  echo "== Chromium: demo page, WebGPU probe, ONNX Runtime Web example (tests/js/browser.test.mjs, onnx.test.mjs)"
-  node --test tests/js/browser.test.mjs tests/js/onnx.test.mjs
+  echo "== Chromium: demo page, WebGPU probe, ONNX Runtime Web example, hostile navigator.gpu (tests/js/browser.test.mjs, onnx.test.mjs, hostile-browser.test.mjs)"
+  node --test tests/js/browser.test.mjs tests/js/onnx.test.mjs tests/js/hostile-browser.test.mjs
 fi
 
 echo "== Chromium: wasm-bindgen-test (tests/probe_browser.rs)"

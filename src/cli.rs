@@ -8,7 +8,7 @@
 //! plannable (the explanation is on stdout), 2 invalid input or usage (one
 //! line on stderr, nothing on stdout), 3 the output could not be written (one
 //! line on stderr), 141 stdout was closed by its reader (quietly, as a tool
-//! killed by SIGPIPE ends).
+//! killed by SIGPIPE ends; 13 under WASI, whose exit statuses stop at 125).
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -35,7 +35,13 @@ pub const EXIT_INVALID: i32 = 2;
 pub const EXIT_OUTPUT: i32 = 3;
 /// stdout was closed by its reader (EPIPE): nothing more is said, as with a
 /// tool that SIGPIPE ends (128 + 13), and never success.
+#[cfg(not(target_os = "wasi"))]
 pub const EXIT_CLOSED_PIPE: i32 = 141;
+/// stdout was closed by its reader: nothing more is said, and never success.
+/// 13 (SIGPIPE's number), not 141: a WASI exit status must be below 126
+/// (wasmtime refuses a larger one with an error of its own and status 1).
+#[cfg(target_os = "wasi")]
+pub const EXIT_CLOSED_PIPE: i32 = 13;
 
 /// The commands, one row each: `name`, its arguments, what it does. The
 /// help and the unknown-command message derive from this table.
@@ -70,11 +76,17 @@ fn main_help() -> String {
         "\nOptions:\n  --pretty      Indent the JSON output\n  -h, --help    This help (also after a command)\n  \
          -V, --version The version\n\nAn option given twice is a usage error.\n\n\
          Exit status: 0 done (probe: whatever was dropped), 1 not plannable (explanation on stdout),\n\
-         2 invalid input or usage (also probe under WASI), 3 the output could not be written,\n\
-         141 stdout was closed by its reader.\n",
+         2 invalid input or usage (also probe under WASI), 3 the output could not be written,\n",
     );
+    text.push_str(CLOSED_PIPE_HELP);
     text
 }
+
+/// The closed-pipe line of the main help, for this build.
+#[cfg(not(target_os = "wasi"))]
+const CLOSED_PIPE_HELP: &str = "141 stdout was closed by its reader.\n";
+#[cfg(target_os = "wasi")]
+const CLOSED_PIPE_HELP: &str = "13 (141 natively) stdout was closed by its reader.\n";
 
 /// `target --help`: the preset list and which preset takes which option,
 /// from the preset table.
@@ -123,7 +135,8 @@ Reads a plan request (JSON) from stdin, or from FILE, and prints the plan result
 --probe: probe this host for the request's target (required) and plan against the
 effective availability; the result carries the probe's resolution (`resolution`).
 --limit raises (or lowers) one limit the request meets, up to its ceiling (work is
-configs x (ops + capsules)); beyond one: error limit-exceeded.
+configs x (ops + capsules); outputBytes bounds the answer's compact JSON, from the
+request, before planning); beyond one: error limit-exceeded.
 {}
 
 Exit status: 0 planned, 1 not plannable (the explanation is printed), 2 invalid input
@@ -230,7 +243,7 @@ pub fn main() -> i32 {
     };
     match written {
         Ok(()) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => status = EXIT_CLOSED_PIPE,
+        Err(error) if closed_by_its_reader(&error) => status = EXIT_CLOSED_PIPE,
         Err(error) => {
             status = EXIT_OUTPUT;
             let error = Error::new(ErrorCode::Output, "", format!("cannot write the output: {}", io_words(&error)));
@@ -301,6 +314,13 @@ const CLOSED_DESCRIPTOR: Option<i32> = Some(8);
 #[cfg(not(any(unix, target_os = "wasi")))]
 const CLOSED_DESCRIPTOR: Option<i32> = None;
 
+/// Whether a write to stdout failed because its reader closed it: EPIPE, or,
+/// under WASI, errno `io`, which is how wasmtime reports a stream its reader
+/// closed (a full disk stays `nospc`, "no space left"; node:wasi says `pipe`).
+fn closed_by_its_reader(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::BrokenPipe || (cfg!(target_os = "wasi") && error.raw_os_error() == Some(29))
+}
+
 /// Writes `bytes` in pieces of 1 MiB (a runtime may refuse one very large
 /// write) and flushes.
 pub fn write_out(out: &mut dyn Write, bytes: &[u8]) -> std::io::Result<()> {
@@ -337,6 +357,7 @@ fn io_words(error: &std::io::Error) -> &'static str {
         StorageFull => "no space left",
         BrokenPipe => "the reader closed it",
         InvalidData => "not valid data",
+        OutOfMemory => "out of memory",
         _ => "an I/O error",
     }
 }
@@ -661,13 +682,27 @@ fn probe_target(_target: &Target, _timeout_ms: u32) -> Result<NativeResolution, 
 
 /// Reads at most `limit` bytes: more is `limit-exceeded`, and is never read
 /// whole first. `path` locates an I/O error (`--request`, or the top level
-/// for stdin).
+/// for stdin). Read in pieces of at most 1 MiB, as the output is written: one
+/// larger read is refused by wasmtime (its limit on what one call carries,
+/// 128 MiB, reads as an I/O error in the module).
 fn read_all(reader: &mut (impl Read + ?Sized), limit: usize, path: &str) -> Result<String, Error> {
     let mut bytes = Vec::new();
-    reader
-        .take(limit as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::new(ErrorCode::Io, path, format!("cannot read the input: {}", io_words(&e))))?;
+    // One byte past the limit tells "more" from "exactly the limit".
+    while bytes.len() <= limit {
+        let start = bytes.len();
+        bytes.resize(start + (limit + 1 - start).min(1 << 20), 0);
+        match reader.read(&mut bytes[start..]) {
+            Ok(0) => {
+                bytes.truncate(start);
+                break;
+            }
+            Ok(read) => bytes.truncate(start + read),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => bytes.truncate(start),
+            Err(e) => {
+                return Err(Error::new(ErrorCode::Io, path, format!("cannot read the input: {}", io_words(&e))));
+            }
+        }
+    }
     if bytes.len() > limit {
         return Err(Error::new(
             ErrorCode::LimitExceeded,

@@ -77,11 +77,6 @@ pub use vocab::{
 };
 pub use webgpu::{LimitBound, LimitMap, Unmet, WebGpuCapabilities, WebGpuRequirements};
 
-// The browser build's allocator: talc is smaller than the default dlmalloc
-// (2.6 KB gzip) and fast at the planner's many small allocations. build.rs
-// caps the module's memory at 2 GiB, so talc never meets the growth to exactly
-// 4 GiB whose end address a 32-bit pointer cannot hold (BENCHMARKS.md, "The
-// allocator"): an allocation past the cap fails cleanly.
-#[cfg(all(browser, not(target_feature = "atomics")))]
-#[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+// The browser build's allocator is talc, behind the hook that starts a fresh
+// instance when an allocation fails (src/wasm/api.rs; BENCHMARKS.md, "The
+// allocator").

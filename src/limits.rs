@@ -1,10 +1,12 @@
 //! The limits a plan request meets: its bytes, ops, configs, capsules, the
-//! length of names, the size of WebGPU feature lists and limit maps, and the
-//! planner's work (configs × (ops + capsules)), which bounds both its time
-//! and the size of its explanation. The defaults are far above any real
-//! catalog; each can be raised (`--limit NAME=N`, the JS `limits` option)
-//! up to a hard ceiling. A request beyond one is refused with
-//! `limit-exceeded` at the path of what exceeds it.
+//! length of names, the size of WebGPU feature lists and limit maps, the
+//! planner's work (configs × (ops + capsules)), which bounds its time, and
+//! the size of its answer, bounded before planning (configs × each op's
+//! capsules with their names and sentences), which bounds its memory. The
+//! defaults are far above any real catalog and keep a request inside the
+//! browser module's memory; each can be raised (`--limit NAME=N`, the JS
+//! `limits` option) up to a hard ceiling. A request beyond one is refused
+//! with `limit-exceeded` at the path of what exceeds it.
 
 use serde::{Deserialize, Serialize};
 
@@ -38,10 +40,13 @@ pub struct Limits {
     /// Entries in one WebGPU `limits` map. Default 1,024.
     #[cfg_attr(browser, tsify(optional))]
     pub limits: usize,
-    /// configs × (ops + capsules): the planner's work and its explanation's
-    /// size. Default 100,000.
+    /// configs × (ops + capsules): the planner's work. Default 100,000.
     #[cfg_attr(browser, tsify(optional))]
     pub work: usize,
+    /// The plan result's compact JSON text, in bytes, as bounded before
+    /// planning from the request. Default 128 MiB.
+    #[cfg_attr(browser, tsify(optional))]
+    pub output_bytes: usize,
 }
 
 impl Limits {
@@ -55,6 +60,7 @@ impl Limits {
         features: 1_024,
         limits: 1_024,
         work: 100_000,
+        output_bytes: 128 << 20,
     };
 
     /// How far each limit may be raised.
@@ -67,11 +73,15 @@ impl Limits {
         features: 65_536,
         limits: 65_536,
         work: 2_000_000,
+        // A JS string (the npm module's answer) holds some 512 Mi UTF-16
+        // units, and the module's 2 GiB must hold the request, the plan and
+        // this text at once.
+        output_bytes: 256 << 20,
     };
 
     /// The names, as in JSON and on the command line, in order.
     pub const NAMES: &'static [&'static str] =
-        &["requestBytes", "ops", "configs", "capsules", "nameBytes", "features", "limits", "work"];
+        &["requestBytes", "ops", "configs", "capsules", "nameBytes", "features", "limits", "work", "outputBytes"];
 
     /// The limit called `name`.
     pub fn get(&self, name: &str) -> Option<usize> {
@@ -84,6 +94,7 @@ impl Limits {
             "features" => self.features,
             "limits" => self.limits,
             "work" => self.work,
+            "outputBytes" => self.output_bytes,
             _ => return None,
         })
     }
@@ -100,6 +111,7 @@ impl Limits {
             "features" => &mut self.features,
             "limits" => &mut self.limits,
             "work" => &mut self.work,
+            "outputBytes" => &mut self.output_bytes,
             _ => return Err(Error::unknown_spelling("limit", name, Self::NAMES)),
         };
         *field = value;

@@ -563,6 +563,75 @@ impl<'a> Planner<'a> {
     }
 }
 
+/// An upper bound of the compact JSON a plan result takes, from the request
+/// alone, before planning: every config tried, every op explained (failures
+/// always are), each op's capsules listed with their names and their longest
+/// sentence. `PlanRequest::check_limits` refuses a request whose bound is
+/// above `outputBytes`, which keeps its answer (and the plan behind it)
+/// inside the browser module's memory. tests/properties.rs checks that the
+/// answer never exceeds it.
+pub(crate) struct ResultBound {
+    /// The bound, in bytes (saturated at `usize::MAX`).
+    pub bytes: usize,
+    /// Capsules each config lists (those of the requested ops).
+    pub candidates: usize,
+    /// Their names and the longest requirement each may quote, as JSON.
+    pub name_bytes: usize,
+}
+
+// The most each part of a result takes beyond the names it quotes, as
+// compact JSON (keys, punctuation, the longest spelling of each value, 20
+// digits for a number, the longest fixed sentence: 106 bytes, an admissible
+// capsule whose requirements are unverified; the WebGPU sentences are shorter
+// than that plus the requirement they quote). A config is at most 130 bytes,
+// an availability's devices and providers 400, a WebGPU limit's value 16.
+const RESULT_BYTES: usize = 1_000;
+const CONFIG_BYTES: usize = 250;
+const KERNEL_BYTES: usize = 140;
+const OP_BYTES: usize = 230;
+const CANDIDATE_BYTES: usize = 300;
+const WEBGPU_NAME_BYTES: usize = 24;
+
+impl ResultBound {
+    /// The bound for planning `ops` under `configs` configs with `catalog`
+    /// against an availability that carries `web_gpu`.
+    pub(crate) fn of(
+        catalog: &[KernelCapsule],
+        ops: &[BackendOp],
+        configs: usize,
+        web_gpu: Option<&WebGpuCapabilities>,
+    ) -> Self {
+        use crate::json::escaped_len;
+        let mut requested = vec![false; BackendOp::ALL.len()];
+        for op in ops {
+            requested[op.index()] = true;
+        }
+        let (mut candidates, mut name_bytes, mut longest_name) = (0usize, 0usize, 0usize);
+        for capsule in catalog.iter().filter(|capsule| requested[capsule.op.index()]) {
+            let name = escaped_len(&capsule.name);
+            let quoted = capsule.requires.as_ref().map_or(0, |requires| {
+                requires.features.iter().chain(requires.limits.keys()).map(|n| escaped_len(n)).max().unwrap_or(0)
+            });
+            candidates += 1;
+            name_bytes = name_bytes.saturating_add(name + quoted);
+            longest_name = longest_name.max(name);
+        }
+        // The availability is repeated once, with its WebGPU names.
+        let offered = web_gpu.map_or(0, |web_gpu| {
+            web_gpu.features.iter().chain(web_gpu.limits.keys()).map(|n| escaped_len(n) + WEBGPU_NAME_BYTES).sum()
+        });
+        let per_config = CONFIG_BYTES
+            .saturating_add(ops.len().saturating_mul(OP_BYTES + longest_name))
+            .saturating_add(candidates.saturating_mul(CANDIDATE_BYTES))
+            .saturating_add(name_bytes);
+        let bytes = RESULT_BYTES
+            .saturating_add(offered)
+            .saturating_add(ops.len().saturating_mul(KERNEL_BYTES + longest_name))
+            .saturating_add(configs.saturating_mul(per_config));
+        Self { bytes, candidates, name_bytes }
+    }
+}
+
 /// Plans `ops` under one config: the first admissible capsule per op, or the
 /// SPEC failure messages, one per op that has none.
 pub fn plan_ops(

@@ -25,6 +25,11 @@ spelled_enum! {
         NoAdapter = "no-adapter",
         /// `requestAdapter()` threw or rejected.
         AdapterRequestFailed = "adapter-request-failed",
+        /// `requestAdapter()` answered something that cannot be read as a
+        /// `GPUAdapter`: not an object, features or limits that cannot be
+        /// read, or more of them (or longer names) than `plan()` accepts with
+        /// its default limits.
+        AdapterUnreadable = "adapter-unreadable",
         /// No answer within `timeoutMs`.
         Timeout = "timeout",
         /// `verifyDevice`: the adapter did not give a device.

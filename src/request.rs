@@ -9,7 +9,7 @@ use crate::config::ExecutionConfig;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{from_json, to_json};
 use crate::limits::Limits;
-use crate::planner::{PlanMode, PlanResult, Planner};
+use crate::planner::{PlanMode, PlanResult, Planner, ResultBound};
 use crate::target::Target;
 use crate::vocab::BackendOp;
 
@@ -105,7 +105,41 @@ impl PlanRequest {
             limits.check_webgpu("availability.webGpu", &capabilities.features, capabilities.limits.keys())?;
         }
         let work = configs.saturating_mul(self.ops.len().saturating_add(capsules));
-        Limits::check("", "work", "units of work (configs × (ops + capsules))", work, limits.work)
+        Limits::check("", "work", "units of work (configs × (ops + capsules))", work, limits.work)?;
+        self.check_output(limits)
+    }
+
+    /// Refuses a request whose answer could be larger than `outputBytes`
+    /// (see `ResultBound`), saying which combination makes it so.
+    fn check_output(&self, limits: &Limits) -> Result<()> {
+        let reference;
+        let catalog = match &self.capsules {
+            Some(capsules) => capsules.as_slice(),
+            None => {
+                reference = reference_capsules();
+                reference.as_slice()
+            }
+        };
+        let configs = self.configs.as_ref().map_or(1, Vec::len);
+        let web_gpu = self.availability.as_ref().and_then(|availability| availability.web_gpu.as_ref());
+        let bound = ResultBound::of(catalog, &self.ops, configs, web_gpu);
+        if bound.bytes <= limits.output_bytes {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorCode::LimitExceeded,
+            "",
+            format!(
+                "the plan could take {} bytes of JSON ({} configs, each explaining {} ops and {} capsules with {} \
+                 bytes of names), more than the limit outputBytes = {} (it can be raised)",
+                bound.bytes,
+                configs,
+                self.ops.len(),
+                bound.candidates,
+                bound.name_bytes,
+                limits.output_bytes
+            ),
+        ))
     }
 
     /// The configs to try, in order.

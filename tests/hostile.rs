@@ -318,3 +318,39 @@ fn many_required_features_are_checked_in_linear_time() {
     assert!(!ok);
     assert!(out.contains("the WebGPU adapter lacks feature f0"));
 }
+
+/// Issue 23: names are repeated by every config that explains them, so the
+/// work limit alone did not bound the answer (19 configs × 100,000 capsules
+/// with 1 KB names: some 2.3 GB of JSON, more than the npm module's 2 GiB).
+/// `outputBytes` bounds it before planning, and says which combination is
+/// too large.
+#[test]
+fn the_answer_is_bounded_before_planning_and_the_refusal_names_the_combination() {
+    let name = "n".repeat(1_000);
+    let capsule =
+        format!(r#"{{"name":"{name}","op":"matmul","provider":"cuBLAS","device":"cuda","trustLevel":"checked"}}"#);
+    let capsules = vec![capsule.as_str(); 2_000].join(",");
+    let configs = [r#"{"device":"cuda"}"#; 19].join(",");
+    let text = format!(r#"{{"ops":["matmul"],"configs":[{configs}],"capsules":[{capsules}]}}"#);
+    let limits = Limits { output_bytes: 10_000_000, ..Limits::DEFAULT };
+    let error = plan_request_json_with(&text, &limits).unwrap_err();
+    assert_eq!((error.code, error.path.as_str()), (ErrorCode::LimitExceeded, ""));
+    assert!(
+        error.message.starts_with("the plan could take ")
+            && error.message.contains("bytes of JSON (19 configs, each explaining 1 ops and 2000 capsules with 2000000 bytes of names), more than the limit outputBytes = 10000000 (it can be raised)"),
+        "{}",
+        error.message
+    );
+    // Under the default (128 MiB) it plans, and the answer is within its bound.
+    let (_, out) = plan_request_json(&text).unwrap();
+    assert!(out.len() > 19 * 2_000 * 1_000, "{}", out.len());
+    // The defaults keep a 16 MiB request with one config well inside it.
+    let capsule = |i: usize| {
+        format!(r#"{{"name":"{i:0>80}","op":"matmul","provider":"cuBLAS","device":"cuda","trustLevel":"checked"}}"#)
+    };
+    let capsules: Vec<String> = (0..99_999).map(capsule).collect();
+    let text = format!(r#"{{"ops":["matmul"],"capsules":[{}]}}"#, capsules.join(","));
+    assert!(text.len() < 16 << 20 && text.len() > 15 << 20, "{}", text.len());
+    let (_, out) = plan_request_json(&text).unwrap();
+    assert!(out.len() < 64 << 20, "{}", out.len());
+}

@@ -624,3 +624,86 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// The answer's size, bounded before planning (the limit outputBytes)
+// ---------------------------------------------------------------------------
+
+/// Names JSON escapes (quotes, backslashes, control characters), long ones,
+/// and plain ones.
+fn awkward_name() -> impl Strategy<Value = String> {
+    prop_oneof!["[a-z]{1,6}", "[\"\\\\\\x00-\\x1f\\x7fa-z]{0,24}", "[a-zé😀]{0,300}",]
+}
+
+/// WebGPU names, distinct, with limit values up to 2^53 - 1.
+fn webgpu_names() -> impl Strategy<Value = (Vec<String>, Vec<(String, u64)>)> {
+    (
+        prop::collection::btree_set(awkward_name(), 0..4),
+        prop::collection::vec((prop_oneof!["min[a-z]{0,4}", awkward_name()], 0..=(1u64 << 53) - 1), 0..4),
+    )
+        .prop_map(|(features, limits)| (features.into_iter().collect(), limits))
+}
+
+/// A request whose answer quotes as much as it can: awkward capsule names,
+/// WebGPU requirements against a probed availability (their sentences
+/// quote a requirement) or a declared one (unverified), repeated ops.
+fn wordy_request() -> impl Strategy<Value = PlanRequest> {
+    let capsule = (select(OPS), select(PROVIDERS), select(DEVICES), select(TrustLevel::ALL), any::<bool>())
+        .prop_flat_map(|parts| (Just(parts), awkward_name(), prop::option::of(webgpu_names()), select(VJPMode::ALL)))
+        .prop_map(|((op, provider, device, trust_level, supports_forward), name, requires, vjp_mode)| KernelCapsule {
+            name,
+            op,
+            provider,
+            device,
+            trust_level,
+            supports_forward,
+            vjp_mode,
+            requires: requires
+                .map(|(features, limits)| WebGpuRequirements { features, limits: limits.into_iter().collect() }),
+        });
+    let offered = (
+        subsequence(DEVICES.to_vec(), 0..=DEVICES.len()),
+        subsequence(PROVIDERS.to_vec(), 0..=PROVIDERS.len()),
+        prop::option::of(webgpu_names()),
+    )
+        .prop_map(|(devices, providers, web_gpu)| Availability {
+            devices,
+            providers,
+            web_gpu: web_gpu
+                .map(|(features, limits)| WebGpuCapabilities { features, limits: limits.into_iter().collect() }),
+        });
+    (
+        prop::collection::vec(select(OPS), 0..6),
+        prop::collection::vec(execution_config(), 1..4),
+        offered,
+        prop::collection::vec(capsule, 0..12),
+        select(PlanMode::ALL),
+        any::<bool>(),
+    )
+        .prop_map(|(ops, configs, availability, capsules, mode, explain)| PlanRequest {
+            ops,
+            config: None,
+            configs: Some(configs),
+            target: None,
+            availability: Some(availability),
+            capsules: Some(capsules),
+            mode,
+            explain,
+        })
+}
+
+proptest! {
+    #![proptest_config(config_with())]
+
+    /// The bound never underestimates: with `outputBytes` one byte below the
+    /// answer's length, the request is refused before planning.
+    #[test]
+    fn the_answer_never_exceeds_its_bound(request in prop_oneof![request(), wordy_request()]) {
+        let text = to_json(&request);
+        let (_, answer) = plan_request_json(&text).unwrap();
+        let below = Limits { output_bytes: answer.len() - 1, ..Limits::DEFAULT };
+        let error = parse_plan_request_with(&text, &below).unwrap_err();
+        prop_assert_eq!(error.code, ErrorCode::LimitExceeded);
+        prop_assert!(error.message.contains("the limit outputBytes"), "{}", error.message);
+    }
+}

@@ -59,6 +59,21 @@ pub fn to_json_pretty<T: Serialize>(value: &T) -> String {
     }
 }
 
+/// The bytes `text` takes as a JSON string in `to_json`'s output, quotes
+/// left out: serde_json writes `"` and `\\` as two bytes, the control
+/// characters as two (`\n`) or six (`\u0001`), everything else as it is.
+pub(crate) fn escaped_len(text: &str) -> usize {
+    let extra: usize = text
+        .bytes()
+        .map(|byte| match byte {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+            0..=0x1f => 5,
+            _ => 0,
+        })
+        .sum();
+    text.len() + extra
+}
+
 /// serde's default for the boolean fields that default to `true`.
 pub(crate) fn default_true() -> bool {
     true

@@ -33,7 +33,64 @@ fn install_panic_recovery() {
     // A panic traps and would poison the instance; schedule a fresh instance
     // for the next call instead. (No input is known to panic: this is the
     // second line of defence.)
-    std::panic::set_hook(Box::new(|_| wasm_bindgen::handler::schedule_reinit()));
+    std::panic::set_hook(Box::new(|_| instance_ends(false)));
+}
+
+/// The instance is about to trap (a panic, or an allocation its memory
+/// cannot hold): the glue starts a fresh one for the next call, and the JS
+/// half tells the entry that called (which answers a failed allocation with
+/// a `BackendTargetsError`) and the probes waiting in this instance (which
+/// start again in the next).
+fn instance_ends(out_of_memory: bool) {
+    instance_lost(out_of_memory);
+    wasm_bindgen::handler::schedule_reinit();
+}
+
+/// talc (smaller than the default dlmalloc by 2.6 KB gzip, and fast at the
+/// planner's many small allocations), with a hook: an allocation that fails
+/// ends the instance as a panic does. Without it, the allocation's trap left
+/// the memory full of what the interrupted call held, and every later call
+/// failed too. build.rs caps the memory at 2 GiB, so talc never meets the
+/// growth to exactly 4 GiB whose end address a 32-bit pointer cannot hold
+/// (BENCHMARKS.md, "The allocator"): an allocation past the cap fails cleanly.
+struct Allocator(talc::wasm::WasmDynamicTalc);
+
+#[cfg(not(target_feature = "atomics"))]
+#[global_allocator]
+static ALLOCATOR: Allocator = Allocator(talc::wasm::new_wasm_dynamic_allocator());
+
+// SAFETY: every method forwards its arguments to talc's, under the same
+// contract the caller met; a failed allocation returns talc's null after a
+// call to JS that takes nothing and allocates nothing in the module.
+unsafe impl std::alloc::GlobalAlloc for Allocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc`, passed on.
+        checked(unsafe { self.0.alloc(layout) })
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc_zeroed`, passed on.
+        checked(unsafe { self.0.alloc_zeroed(layout) })
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller's contract for `realloc` (`ptr` from this
+        // allocator with `layout`), passed on.
+        checked(unsafe { self.0.realloc(ptr, layout, new_size) })
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: the caller's contract for `dealloc`, passed on.
+        unsafe { self.0.dealloc(ptr, layout) }
+    }
+}
+
+/// `pointer`, after ending the instance when it is null (a failed allocation).
+fn checked(pointer: *mut u8) -> *mut u8 {
+    if pointer.is_null() {
+        instance_ends(true);
+    }
+    pointer
 }
 
 /// The `Error` thrown to JavaScript.
@@ -62,9 +119,13 @@ pub(crate) fn js_error(mut error: Error) -> JsValue {
 extern "C" {
     /// `JSON.stringify` with a replacer that turns functions, symbols, BigInts
     /// and non-finite numbers into null: a string, or `undefined` where JSON
-    /// has no text.
+    /// has no text; the bytes counted so far (a number) once the text would
+    /// take more than `max_bytes`.
     #[wasm_bindgen(js_name = jsonText, catch)]
-    fn stringify(value: &JsValue) -> Result<JsValue, JsValue>;
+    fn stringify(value: &JsValue, max_bytes: f64) -> Result<JsValue, JsValue>;
+    /// The instance is about to trap (see `instance_ends`).
+    #[wasm_bindgen(js_name = instanceLost)]
+    fn instance_lost(out_of_memory: bool);
     /// What the last `stringify` turned into null ("a function", ...), once.
     #[wasm_bindgen(js_name = takeUnrepresentable)]
     fn take_unrepresentable() -> Option<String>;
@@ -120,20 +181,27 @@ pub(crate) fn text_from_js(value: &JsValue, max_bytes: usize) -> Result<Option<S
     Ok(string_from_js(value))
 }
 
-/// A JS value as JSON text; `None` for `undefined` (and `null`, when `absent_ok`).
-pub(crate) fn json_text(value: &JsValue, absent_ok: bool) -> Result<Option<String>, Error> {
+/// A JS value as JSON text, of at most `max_bytes` (a request's
+/// `requestBytes`): refused before it is copied into the module, and an
+/// object after JSON.stringify has written about as much of it as the limit
+/// allows, never all of it. `None` for `undefined` (and `null`, when
+/// `absent_ok`).
+pub(crate) fn json_text(value: &JsValue, absent_ok: bool, max_bytes: usize) -> Result<Option<String>, Error> {
     if value.is_undefined() || (absent_ok && value.is_null()) {
         return Ok(None);
     }
-    if let Some(text) = text_from_js(value, Limits::CEILING.request_bytes)? {
+    if let Some(text) = text_from_js(value, max_bytes)? {
         // A string is taken as JSON text (e.g. a request read from a file).
         return Ok(Some(text));
     }
     // A function, symbol or BigInt inside the value becomes null (see
     // `boundary.js`), so the strict parser refuses it with its exact path.
     let not_json = || Error::new(ErrorCode::WrongType, "", "the value cannot be represented as JSON");
-    let text = stringify(value).map_err(|_| not_json())?;
-    string_from_js(&text).map(Some).ok_or_else(not_json)
+    let text = stringify(value, max_bytes as f64).map_err(|_| not_json())?;
+    if let Some(at_least) = text.as_f64() {
+        Limits::check("", "requestBytes", "bytes or more as JSON text", at_least as usize, max_bytes)?;
+    }
+    text_from_js(&text, max_bytes)?.ok_or_else(not_json).map(Some)
 }
 
 /// Parses compact JSON produced by the core into a JS value.

@@ -4,11 +4,32 @@
 // JSON.stringify would silently drop a function or a symbol property, print a
 // non-finite number as null, and throw on a BigInt. The replacer turns each of
 // them into null, so that the core's strict parser refuses the value at its
-// exact path, and remembers the first one for the error message.
+// exact path, and remembers the first one for the error message. It also
+// counts what the text will at least take, and stops JSON.stringify once that
+// is above the caller's byte limit, so that a huge object is refused after
+// reading about as much of it as the limit allows (never copied whole).
+//
+// Also the module's news of its own end: a panic or a failed allocation
+// (src/wasm/api.rs) makes wasm-bindgen's glue start a fresh instance on the
+// next call, and `instanceLost` tells the package's entries and the probes
+// waiting in the old instance.
 
 let unrepresentable = null;
+// What the text being written will at least take, and where to stop.
+let atLeast = 0;
+let stopAbove = Infinity;
+const TOO_LONG = Symbol('too long');
 
-function replacer(_key, value) {
+function replacer(key, value) {
+  // What the value adds to the text, at least (UTF-16 units, at most its
+  // UTF-8 bytes): a character, or a string's length and quotes; in an array
+  // its comma (or the opening bracket); in an object its key, quotes, colon
+  // and comma, unless it is left out (undefined).
+  const inArray = Array.isArray(this);
+  if (value !== undefined || inArray) {
+    atLeast += (typeof value === 'string' ? value.length + 2 : 1) + (inArray ? 1 : key === '' ? 0 : key.length + 4);
+    if (atLeast > stopAbove) throw TOO_LONG;
+  }
   let kind;
   switch (typeof value) {
     case 'string':
@@ -36,10 +57,21 @@ function replacer(_key, value) {
 }
 
 /** `value` as JSON text (undefined when JSON has no text for it); throws what
- *  JSON.stringify throws, such as for a cycle. */
-export function jsonText(value) {
+ *  JSON.stringify throws, such as for a cycle. Once the text would take more
+ *  than `maxBytes` (UTF-8), stops and answers how much it had counted (a
+ *  number), without writing the rest. */
+export function jsonText(value, maxBytes = Infinity) {
   unrepresentable = null;
-  return JSON.stringify(value, replacer);
+  atLeast = 0;
+  stopAbove = maxBytes;
+  try {
+    return JSON.stringify(value, replacer);
+  } catch (error) {
+    if (error === TOO_LONG) return atLeast;
+    throw error;
+  } finally {
+    stopAbove = Infinity;
+  }
 }
 
 /** What the last `jsonText` turned into null ("a function", ...), once; or null. */
@@ -61,4 +93,31 @@ export function encodeInto(text, into) {
 export function loneSurrogate(text) {
   if (text.isWellFormed()) return -1;
   return text.search(/\p{Surrogate}/u);
+}
+
+// Why the module's instance ends: set by the module just before it traps,
+// read (once) by the entry that called it.
+let outOfMemory = false;
+const lossListeners = new Set();
+
+/** Called by the module just before it traps (src/wasm/api.rs): after a panic,
+ *  or an allocation its memory cannot hold (`memory`). wasm-bindgen's glue
+ *  swaps in a fresh instance on the next call; the listeners (the probes
+ *  waiting in this instance) are told once the trap has unwound. */
+export function instanceLost(memory) {
+  outOfMemory ||= memory;
+  if (lossListeners.size > 0) queueMicrotask(() => { for (const listener of [...lossListeners]) listener(); });
+}
+
+/** Calls `listener` after each loss of the instance, until it is removed. */
+export function onInstanceLost(listener) {
+  lossListeners.add(listener);
+  return () => lossListeners.delete(listener);
+}
+
+/** Whether the instance ran out of memory since the last call; clears it. */
+export function takeOutOfMemory() {
+  const was = outOfMemory;
+  outOfMemory = false;
+  return was;
 }

@@ -12,18 +12,20 @@ use crate::request::{parse_target, plan_request_json_with};
 use crate::schema::SchemaName;
 use crate::target::{Preset, PresetOptions, Target, preset_table, presets as all_presets};
 
-/// A required argument as JSON text: `missing-field`, naming `what`, when it is `undefined`.
-pub(crate) fn required(value: &JsValue, what: &str) -> Result<String, Error> {
-    json_text(value, false)?.ok_or_else(|| Error::new(ErrorCode::MissingField, "", format!("{what} is required")))
+/// A required argument as JSON text of at most `max_bytes`: `missing-field`,
+/// naming `what`, when it is `undefined`.
+pub(crate) fn required(value: &JsValue, what: &str, max_bytes: usize) -> Result<String, Error> {
+    json_text(value, false, max_bytes)?
+        .ok_or_else(|| Error::new(ErrorCode::MissingField, "", format!("{what} is required")))
 }
 
 /// A Target argument (an object, or JSON text), parsed strictly and validated.
 pub(crate) fn target_from(value: &JsValue) -> Result<Target, Error> {
-    parse_target(&required(value, "a Target")?)
+    parse_target(&required(value, "a Target", Limits::CEILING.request_bytes)?)
 }
 
 fn build_preset(preset: Preset, options: &JsValue) -> Result<JsValue, JsValue> {
-    let options: PresetOptions = match json_text(options, true).map_err(js_error)? {
+    let options: PresetOptions = match json_text(options, true, Limits::CEILING.request_bytes).map_err(js_error)? {
         None => PresetOptions::default(),
         Some(text) => from_json(&text).map_err(js_error)?,
     };
@@ -124,7 +126,7 @@ export interface PlanOptions {
 "#;
 
 fn plan_options(options: &JsValue) -> Result<Limits, JsValue> {
-    match json_text(options, true).map_err(js_error)? {
+    match json_text(options, true, Limits::CEILING.request_bytes).map_err(js_error)? {
         None => Ok(Limits::DEFAULT),
         Some(text) => {
             let options: PlanOptions = from_json(&text).map_err(|e| js_error(e.under("options")))?;
@@ -143,10 +145,9 @@ pub fn plan(
     #[wasm_bindgen(unchecked_optional_param_type = "PlanOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let limits = plan_options(&options)?;
-    let text = match text_from_js(&request, limits.request_bytes).map_err(js_error)? {
-        Some(text) => text,
-        None => required(&request, "a plan request").map_err(js_error)?,
-    };
+    // A string is the request's text; an object is written as JSON text, and
+    // refused once that is longer than `requestBytes`, before it is copied.
+    let text = required(&request, "a plan request", limits.request_bytes).map_err(js_error)?;
     Ok(to_js(&plan_text(&text, &limits)?))
 }
 

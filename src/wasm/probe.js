@@ -3,6 +3,8 @@
 // parser. One call instead of some eighty property reads across the boundary.
 // Also the capture of wgpu's `requestAdapter()` call, the timer and the clock.
 
+import { onInstanceLost } from './boundary.js';
+
 const read = (object, key) => {
   try {
     return object == null ? undefined : object[key];
@@ -10,7 +12,6 @@ const read = (object, key) => {
     return undefined;
   }
 };
-const text = (value) => (typeof value === 'string' ? value : '');
 
 // The names a GPUSupportedLimits offers (own properties, then its prototype's
 // getters), listed once per prototype: listing a prototype's properties costs
@@ -19,50 +20,117 @@ let namesOf = { proto: undefined, names: [] };
 function limitNames(supported) {
   const proto = Object.getPrototypeOf(supported);
   if (namesOf.proto !== proto) {
-    const names = proto ? Object.getOwnPropertyNames(proto) : [];
+    // Object.prototype's properties are never limits (a plain object's).
+    const names = proto && proto !== Object.prototype ? Object.getOwnPropertyNames(proto) : [];
     namesOf = { proto, names };
   }
   const own = Object.getOwnPropertyNames(supported);
   return own.length === 0 ? namesOf.names : [...own, ...namesOf.names];
 }
 
+const encoder = new TextEncoder();
+
+/** How many UTF-16 units of `text` fit in `bytes` bytes of UTF-8, whole characters only. */
+const fitting = (text, bytes) => encoder.encodeInto(text, new Uint8Array(bytes)).read;
+
+/** A GPUAdapterInfo string: '' for anything else; cut to `maxBytes` of UTF-8
+ *  (ending with an ellipsis), a lone surrogate as U+FFFD. Only described, never
+ *  planned against. */
+function infoText(value, maxBytes) {
+  if (typeof value !== 'string') return '';
+  const text = (value.length > maxBytes ? value.slice(0, maxBytes) : value).toWellFormed();
+  if (!(maxBytes < Infinity) || fitting(text, maxBytes) === value.length) return text;
+  return `${text.slice(0, fitting(text, maxBytes - 3))}\u2026`;
+}
+
+/** A name for a message: JSON-quoted (a lone surrogate as its escape), in part
+ *  beyond 64 UTF-16 units, with its length. */
+const quoted = (name) =>
+  name.length <= 64 ? JSON.stringify(name) : `${JSON.stringify(name.slice(0, 32))}… (${name.length} UTF-16 units)`;
+
+/** Why an adapter cannot be read, as the sentence that says so. */
+class Unreadable extends Error {}
+
+const messageOf = (error) => String(read(error, 'message') ?? error);
+
+/** A feature or limit name plan() accepts with its default limits: valid text
+ *  of at most `maxBytes` bytes. */
+function checkName(kind, name, index, maxBytes) {
+  const where = `the ${kind} listed at index ${index}`;
+  if (!name.isWellFormed()) {
+    const at = name.search(/\p{Surrogate}/u);
+    throw new Unreadable(`${where}, ${quoted(name)}, is not valid Unicode text (a lone surrogate at UTF-16 index ${at})`);
+  }
+  if (name.length > maxBytes || (maxBytes < Infinity && fitting(name, maxBytes) < name.length)) {
+    throw new Unreadable(`${where}, ${quoted(name)}, is longer than ${maxBytes} bytes (the limit nameBytes)`);
+  }
+}
+
+/** `read(adapter[key])`, where `adapter[key]` must be an object; an error that
+ *  is not already a sentence says that the part cannot be read. */
+function readPart(adapter, key, read) {
+  try {
+    const part = adapter[key];
+    if (part === null || typeof part !== 'object') throw new Unreadable(`its ${key} are not an object`);
+    return read(part);
+  } catch (error) {
+    throw error instanceof Unreadable ? error : new Unreadable(`its ${key} cannot be read (${messageOf(error)})`);
+  }
+}
+
 /** `{ info, isFallbackAdapter, features, limits }` of a GPUAdapter, as JSON
- *  text. Features are every string the set yields, sorted, once each; limits
- *  are every own or prototype property of `adapter.limits`
- *  (GPUSupportedLimits exposes them as prototype getters) whose value is a
- *  non-negative safe integer. */
-export function readAdapter(adapter) {
+ *  text that plan() accepts with its default limits, given to this function
+ *  (at most `maxFeatures` features, `maxLimits` limits, names of at most
+ *  `maxNameBytes` bytes of valid text, read no further than that). Throws an
+ *  Error whose message says why when the answer cannot be read as an adapter:
+ *  not an object, features or limits that cannot be read, or more than plan()
+ *  accepts. Info strings are only described: cut to `maxNameBytes`. */
+export function readAdapter(adapter, maxFeatures = Infinity, maxLimits = Infinity, maxNameBytes = Infinity) {
+  if (adapter === null || typeof adapter !== 'object') {
+    const kind = typeof adapter;
+    const what = ['number', 'boolean', 'bigint'].includes(kind) ? String(adapter) : `a ${kind}`;
+    throw new Unreadable(`it is ${what}, not an object`);
+  }
+  // The features: at most `maxFeatures` + 1 entries are read (an endless
+  // set is refused, never read to its end); anything but a string is not a
+  // feature name, and is skipped.
+  const features = readPart(adapter, 'features', (set) => {
+    const names = new Set();
+    let index = 0;
+    for (const name of set) {
+      if (index >= maxFeatures) throw new Unreadable(`it lists more than ${maxFeatures} features (the limit features)`);
+      if (typeof name === 'string') {
+        checkName('feature', name, index, maxNameBytes);
+        names.add(name);
+      }
+      index += 1;
+    }
+    // Sorted here, not in Rust (the sort would cost the module some 3 KB):
+    // WebGPU's feature names are ASCII, where UTF-16 order is byte order.
+    return [...names].sort();
+  });
+  // The limits: every own or prototype property (GPUSupportedLimits exposes
+  // them as prototype getters) whose value is a non-negative safe integer,
+  // at most `maxLimits` of them, among at most 4 × `maxLimits` properties.
+  const limits = readPart(adapter, 'limits', (supported) => {
+    const found = [];
+    const names = limitNames(supported);
+    if (names.length > 4 * maxLimits) throw new Unreadable(`its limits have more than ${4 * maxLimits} properties`);
+    for (const name of names) {
+      const value = read(supported, name);
+      if (!Number.isSafeInteger(value) || value < 0) continue;
+      if (found.length >= maxLimits) throw new Unreadable(`it has more than ${maxLimits} limits (the limit limits)`);
+      checkName('limit', name, found.length, maxNameBytes);
+      found.push([name, value]);
+    }
+    return Object.fromEntries(found);
+  });
   const info = read(adapter, 'info');
   const fallback = [read(info, 'isFallbackAdapter'), read(adapter, 'isFallbackAdapter')]
     .find((value) => typeof value === 'boolean');
-  const names = new Set();
-  try {
-    for (const name of read(adapter, 'features') ?? []) if (typeof name === 'string') names.add(name);
-  } catch {
-    // An unreadable set offers no features.
-  }
-  // Sorted here, not in Rust (the sort would cost the module some 3 KB):
-  // WebGPU's feature names are ASCII, where UTF-16 order is byte order.
-  const features = [...names].sort();
-  const limits = {};
-  const supported = read(adapter, 'limits');
-  try {
-    if (supported !== null && typeof supported === 'object') {
-      for (const name of limitNames(supported)) {
-        const value = read(supported, name);
-        if (Number.isSafeInteger(value) && value >= 0) limits[name] = value;
-      }
-    }
-  } catch {
-    // Limits that cannot be listed are not offered.
-  }
+  const text = (key) => infoText(read(info, key), maxNameBytes);
   return JSON.stringify({
-    info: {
-      vendor: text(read(info, 'vendor')),
-      architecture: text(read(info, 'architecture')),
-      device: text(read(info, 'device')),
-      description: text(read(info, 'description')),
-    },
+    info: { vendor: text('vendor'), architecture: text('architecture'), device: text('device'), description: text('description') },
     isFallbackAdapter: fallback ?? false,
     features,
     limits,
@@ -138,21 +206,109 @@ export async function verifyDevice(adapter) {
   device.destroy();
 }
 
-/** A promise resolved after `ms` milliseconds, and the timer to clear. */
+// setTimeout holds a delay of at most 2^31 - 1 ms; a longer one fires at once.
+const LONGEST_TIMER = 2 ** 31 - 1;
+
+/** A promise resolved after `ms` milliseconds, and the timer to clear: a
+ *  chain of timers for a delay setTimeout cannot hold in one. */
 export function delay(ms) {
-  let timer;
+  const timer = { id: undefined };
   const promise = new Promise((resolve) => {
     // Pages and workers have setTimeout; without it there is no time limit.
-    if (typeof setTimeout === 'function') timer = setTimeout(resolve, ms);
+    if (typeof setTimeout !== 'function') return;
+    const wait = (left) => {
+      timer.id = setTimeout(() => (left > LONGEST_TIMER ? wait(left - LONGEST_TIMER) : resolve()), Math.min(left, LONGEST_TIMER));
+    };
+    wait(ms);
   });
   return [promise, timer];
 }
 
 export function cancelDelay(timer) {
-  if (timer !== undefined) clearTimeout(timer);
+  if (timer?.id !== undefined) clearTimeout(timer.id);
 }
 
 /** Milliseconds from the page's (or worker's) time origin. */
 export function now() {
   return globalThis.performance?.now() ?? Date.now();
+}
+
+// The time the probe being started by `settle` counts from.
+let restartedFrom;
+
+/** When the probe being started began: when `settle` was called (also for a
+ *  probe started again in a fresh instance, so that `timeoutMs` still bounds
+ *  it), or now for a call of the module's own export. */
+export function probeStart() {
+  return restartedFrom ?? now();
+}
+
+/** Calls `start(options)` (the module's `probe` or `detect`) and settles with
+ *  its answer. When the module's instance ends while the probe waits (a panic
+ *  or a failed allocation in any call: wasm-bindgen's glue swaps in a fresh
+ *  instance, and the old one's callbacks never run), the probe is started
+ *  again in the fresh one, its time counted from its first start, so that
+ *  it still answers within `timeoutMs`. After three such ends it rejects. */
+export function settle(start, options) {
+  return new Promise((resolve, reject) => {
+    const began = now();
+    let done = false;
+    let starts = 0;
+    const finish = (settleWith) => (value) => {
+      if (done) return;
+      done = true;
+      stopListening();
+      settleWith(value);
+    };
+    const run = () => {
+      if (done) return;
+      starts += 1;
+      if (starts > 4) {
+        const error = new Error('[unsupported-platform] at (top level): the module failed three times while this probe waited');
+        Object.assign(error, { name: 'BackendTargetsError', code: 'unsupported-platform', path: '' });
+        finish(reject)(error);
+        return;
+      }
+      let answer;
+      restartedFrom = began;
+      try {
+        answer = start(options);
+      } catch (error) {
+        finish(reject)(error);
+        return;
+      } finally {
+        restartedFrom = undefined;
+      }
+      answer.then(finish(resolve), finish(reject));
+    };
+    const stopListening = onInstanceLost(run);
+    run();
+  });
+}
+
+/** Makes `navigator.gpu` read `gpu` while wgpu creates its instance (which
+ *  reads it, and keeps what it read), so that wgpu asks the very object this
+ *  probe read, even where the page's getter gives a fresh wrapper on each
+ *  read. Undo with `unpinGpu`. `undefined` when it cannot be pinned and a
+ *  second read gives another object. */
+export function pinGpu(gpu) {
+  const navigator = read(globalThis, 'navigator');
+  try {
+    const own = Object.getOwnPropertyDescriptor(navigator, 'gpu');
+    Object.defineProperty(navigator, 'gpu', { value: gpu, configurable: true, enumerable: true, writable: true });
+    return { navigator, own };
+  } catch {
+    return read(navigator, 'gpu') === gpu ? {} : undefined;
+  }
+}
+
+/** Puts back what `pinGpu` replaced. */
+export function unpinGpu(pin) {
+  if (pin.navigator === undefined) return;
+  try {
+    if (pin.own) Object.defineProperty(pin.navigator, 'gpu', pin.own);
+    else delete pin.navigator.gpu;
+  } catch {
+    // A navigator that let us define the property lets us delete it.
+  }
 }

@@ -9,21 +9,30 @@
 //! and gives `GPUAdapterInfo`, the features and the limits in WebGPU spelling,
 //! from the same adapter, with a single request. With `verifyDevice`, that
 //! adapter is asked for a device (and the device destroyed). `timeoutMs`
-//! bounds the whole probe. Nothing is cached: every call probes afresh.
+//! bounds the whole probe. Nothing is cached: every call probes afresh, and
+//! asks the `navigator.gpu` the page has now.
 //!
-//! The reading, the capture of the request, the timer and the clock are in
-//! `probe.js`: one call each instead of a boundary crossing per property.
+//! What an adapter offers is read within `plan()`'s default limits (a
+//! bounded number of features and limits, names of valid text within
+//! `nameBytes`): what `detect()` answers can be planned against as it is, and
+//! an adapter that cannot be read so is dropped (`adapter-unreadable`).
+//!
+//! The reading, the capture of the request, the timer, the clock and the
+//! restart of a probe whose instance ended are in `probe.js`: one call each
+//! instead of a boundary crossing per property.
 
+use std::cell::RefCell;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::Poll;
 
-use js_sys::{Array, Promise, Reflect};
+use js_sys::{Array, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
 use super::api::{js_error, json_text, to_js};
 use crate::json::{from_json, to_json};
+use crate::limits::Limits;
 use crate::probe::{AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report};
 use crate::target::Target;
 
@@ -37,12 +46,27 @@ fn absent(value: &JsValue) -> bool {
 
 #[wasm_bindgen(module = "/src/wasm/probe.js")]
 extern "C" {
-    /// Info, features and limits of a `GPUAdapter` as JSON text (an `AdapterReport`).
-    #[wasm_bindgen(js_name = readAdapter)]
-    fn read_adapter(adapter: &JsValue) -> String;
+    /// Info, features and limits of a `GPUAdapter` as JSON text (an
+    /// `AdapterReport`) within the given bounds; throws an Error saying why
+    /// when it cannot be read so.
+    #[wasm_bindgen(js_name = readAdapter, catch)]
+    fn read_adapter(
+        adapter: &JsValue,
+        max_features: u32,
+        max_limits: u32,
+        max_name_bytes: u32,
+    ) -> Result<String, JsValue>;
+    /// `now()`, or the first start of a probe started again in a fresh instance.
+    #[wasm_bindgen(js_name = probeStart)]
+    fn probe_start() -> f64;
+    /// Makes `navigator.gpu` read `gpu` until `unpinGpu`; `undefined` when it cannot.
+    #[wasm_bindgen(js_name = pinGpu)]
+    fn pin_gpu(gpu: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = unpinGpu)]
+    fn unpin_gpu(pin: &JsValue);
     /// `[promise, timer]`: the promise resolves after `ms` milliseconds.
     #[wasm_bindgen(js_name = delay)]
-    fn delay(ms: u32) -> Array;
+    fn delay(ms: f64) -> Array;
     #[wasm_bindgen(js_name = cancelDelay)]
     fn cancel_delay(timer: &JsValue);
     /// `performance.now()`, or `Date.now()` where there is no `performance`.
@@ -61,7 +85,7 @@ extern "C" {
 }
 
 /// `fut`, or `None` once `ms` milliseconds have passed.
-async fn within<F: Future>(ms: u32, fut: F) -> Option<F::Output> {
+async fn within<F: Future>(ms: f64, fut: F) -> Option<F::Output> {
     let started = delay(ms);
     let (promise, timer) = (started.get(0), started.get(1));
     let mut fut = pin!(fut);
@@ -120,12 +144,37 @@ fn error_text(error: &JsValue) -> String {
 type WgpuOutcome = bool;
 
 thread_local! {
-    /// wgpu's handle on `navigator.gpu`, made once per thread: creating it is
-    /// most of a probe's own cost. It holds no answer; every probe asks afresh.
-    static INSTANCE: wgpu::Instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends: wgpu::Backends::BROWSER_WEBGPU,
-        ..wgpu::InstanceDescriptor::new_without_display_handle()
-    });
+    /// wgpu's handle on `navigator.gpu`, with the object it was made for:
+    /// creating it is most of a probe's own cost, so it is kept while the page's
+    /// `navigator.gpu` is that object, and made again when the page has wrapped
+    /// or replaced it (wgpu keeps the object it read). It holds no answer; every
+    /// probe asks afresh.
+    static INSTANCE: RefCell<Option<(JsValue, wgpu::Instance)>> = const { RefCell::new(None) };
+}
+
+/// wgpu's instance over `gpu`; `None` when wgpu could not be made to read it.
+fn instance_for(gpu: &JsValue) -> Option<wgpu::Instance> {
+    INSTANCE.with(|cell| {
+        if let Some((made_for, instance)) = &*cell.borrow()
+            && Object::is(made_for, gpu)
+        {
+            return Some(instance.clone());
+        }
+        // wgpu reads `navigator.gpu` itself: pinned to `gpu` meanwhile, so that
+        // a getter that gives a fresh wrapper on each read cannot make wgpu ask
+        // another object than the one whose `requestAdapter` is captured.
+        let pin = pin_gpu(gpu);
+        if pin.is_undefined() {
+            return None;
+        }
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends: wgpu::Backends::BROWSER_WEBGPU,
+            ..wgpu::InstanceDescriptor::new_without_display_handle()
+        });
+        unpin_gpu(&pin);
+        *cell.borrow_mut() = Some((gpu.clone(), instance.clone()));
+        Some(instance)
+    })
 }
 
 fn adapter_options(options: &ProbeOptions) -> wgpu::RequestAdapterOptions<'static, 'static> {
@@ -185,14 +234,27 @@ fn is_deno() -> bool {
 }
 
 /// Reads info, features and limits off a `GPUAdapter`, in WebGPU spelling
-/// (features sorted, without repeats, by the reader).
+/// (features sorted, without repeats, by the reader), within `plan()`'s
+/// default limits, which the reader is given from their table: what
+/// `detect()` answers is plannable as it is. (The reader applies
+/// `Limits::check_webgpu`'s rule itself: checking it again here cost the
+/// detect-only module 461 B gzipped; tests/js/hostile-browser.test.mjs plans
+/// against what it answers.)
 fn adapter_report(adapter: &JsValue) -> Result<AdapterReport, String> {
-    from_json(&read_adapter(adapter)).map_err(|error| error.one_line())
+    let limits = Limits::DEFAULT;
+    let text = read_adapter(adapter, limits.features as u32, limits.limits as u32, limits.name_bytes as u32)
+        .map_err(|error| error_text(&error))?;
+    from_json(&text).map_err(|error| error.one_line())
 }
 
 /// Probes WebGPU once. Never fails for unavailability: the outcome is a reason.
 pub async fn run_probe(options: &ProbeOptions) -> ProbeReport {
-    let started = now_ms();
+    run_probe_from(options, now_ms()).await
+}
+
+/// `run_probe`, counting `timeoutMs` from `started` (`now_ms()` when the
+/// probe was asked for, or earlier for one started again: `probeStart`).
+async fn run_probe_from(options: &ProbeOptions, started: f64) -> ProbeReport {
     let mut report = probe_once(options, started).await;
     // Microseconds are all a timer in a browser resolves; the rounding also
     // keeps the figure exact when a report is read back (`resolve`).
@@ -200,11 +262,21 @@ pub async fn run_probe(options: &ProbeOptions) -> ProbeReport {
     report
 }
 
+/// Milliseconds left until `deadline` (`now_ms()` time), none if it has passed.
+fn left_until(deadline: f64) -> f64 {
+    (deadline - now_ms()).max(0.0)
+}
+
 /// One probe that began at `started` (`now_ms()`), which `timeoutMs` counts from.
 async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
     let timeout = options.timeout_ms;
     let deadline = started + f64::from(timeout);
     let unavailable = |reason, message: String, api| ProbeReport::unavailable(reason, message, api, timeout);
+    if left_until(deadline) == 0.0 {
+        // A probe started again in a fresh instance (see `probeStart`) whose
+        // time has run out: nothing more is asked of the page.
+        return unavailable(ProbeReason::Timeout, format!("no answer within {timeout} ms"), true);
+    }
     let navigator = get(&js_sys::global(), "navigator");
     if absent(&navigator) {
         let message = "there is no navigator here (not a browser or web worker)".to_string();
@@ -228,7 +300,12 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
             .to_string();
         return unavailable(ProbeReason::NoNavigator, message, false);
     }
-    let instance = INSTANCE.with(|instance| instance.clone());
+    let Some(instance) = instance_for(&gpu) else {
+        let message = "navigator.gpu gives another object on every read, and wgpu cannot be made to ask the one read \
+                       here: it is not probed"
+            .to_string();
+        return unavailable(ProbeReason::AdapterRequestFailed, message, true);
+    };
     let (through_wgpu, captured) = match start_wgpu_request(&gpu, &instance, options) {
         Ok(started) => started,
         Err(error) => {
@@ -247,7 +324,7 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
             return unavailable(ProbeReason::AdapterRequestFailed, message, true);
         }
     };
-    let Some((direct, through_wgpu)) = within(timeout, both(direct, through_wgpu)).await else {
+    let Some((direct, through_wgpu)) = within(left_until(deadline), both(direct, through_wgpu)).await else {
         let message = format!("no answer from requestAdapter() within {timeout} ms");
         return unavailable(ProbeReason::Timeout, message, true);
     };
@@ -263,8 +340,8 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
         Ok(adapter) => match adapter_report(&adapter) {
             Ok(report) => (report, adapter),
             Err(error) => {
-                let message = format!("the adapter could not be read: {error}");
-                return unavailable(ProbeReason::AdapterRequestFailed, message, true);
+                let message = format!("requestAdapter() answered what cannot be read as a GPUAdapter: {error}");
+                return unavailable(ProbeReason::AdapterUnreadable, message, true);
             }
         },
     };
@@ -274,8 +351,7 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
     }
     // `timeoutMs` bounds the whole probe: the device gets what is left of it.
     let device = if options.verify_device {
-        let left = (deadline - now_ms()).max(0.0) as u32;
-        let Some(device) = within(left, JsFuture::from(verify_device(&handle))).await else {
+        let Some(device) = within(left_until(deadline), JsFuture::from(verify_device(&handle))).await else {
             let message = format!("no answer from requestDevice() within {timeout} ms");
             return unavailable(ProbeReason::Timeout, message, true);
         };
@@ -312,7 +388,7 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
 }
 
 fn probe_options(options: &JsValue) -> Result<ProbeOptions, JsValue> {
-    match json_text(options, true).map_err(js_error)? {
+    match json_text(options, true, Limits::CEILING.request_bytes).map_err(js_error)? {
         None => Ok(ProbeOptions::default()),
         Some(text) => from_json(&text).map_err(js_error),
     }
@@ -328,9 +404,10 @@ enum Answer {
 
 /// `probe` and `detect` in one future type: a single state machine and a
 /// single promise adapter in the module, not one of each per export.
-async fn probe_and_answer(options: JsValue, answer: Answer) -> Result<JsValue, JsValue> {
+/// `started` is when the call was made (see `probeStart`).
+async fn probe_and_answer(options: JsValue, answer: Answer, started: f64) -> Result<JsValue, JsValue> {
     let options = probe_options(&options)?;
-    let report = run_probe(&options).await;
+    let report = run_probe_from(&options, started).await;
     let text = match answer {
         Answer::Report => to_json(&report),
         Answer::Resolution => to_json(&resolve_report(&Target::wasm(), &report)),
@@ -342,7 +419,7 @@ async fn probe_and_answer(options: JsValue, answer: Answer) -> Result<JsValue, J
 /// `no-navigator`). Rejects only for invalid options.
 #[wasm_bindgen(unchecked_return_type = "Promise<ProbeReport>")]
 pub fn probe(#[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue) -> Promise {
-    future_to_promise(probe_and_answer(options, Answer::Report))
+    future_to_promise(probe_and_answer(options, Answer::Report, probe_start()))
 }
 
 /// Decides the target's `webGpu` feature from a probe report; every other
@@ -354,7 +431,8 @@ pub fn resolve(
     #[wasm_bindgen(unchecked_param_type = "ProbeReport")] report: JsValue,
 ) -> Result<JsValue, JsValue> {
     let target = super::planning::target_from(&target).map_err(js_error)?;
-    let report = super::planning::required(&report, "a probe report").map_err(js_error)?;
+    let report =
+        super::planning::required(&report, "a probe report", Limits::CEILING.request_bytes).map_err(js_error)?;
     let report: ProbeReport = from_json(&report).map_err(|e| js_error(e.under("report")))?;
     Ok(to_js(&to_json(&resolve_report(&target, &report))))
 }
@@ -362,5 +440,5 @@ pub fn resolve(
 /// `probe(options)`, then `resolve(wasm(), report)`.
 #[wasm_bindgen(unchecked_return_type = "Promise<Resolution>")]
 pub fn detect(#[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue) -> Promise {
-    future_to_promise(probe_and_answer(options, Answer::Resolution))
+    future_to_promise(probe_and_answer(options, Answer::Resolution, probe_start()))
 }

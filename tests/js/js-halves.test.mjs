@@ -63,6 +63,9 @@ const fakeAdapter = (overrides = {}) => ({
   ...overrides,
 });
 
+/** An assert.throws check on the error's message alone. */
+const says = (pattern) => (error) => pattern.test(error.message);
+
 describe('probe.js: readAdapter', () => {
   test('reads info, features and the prototype getters of limits, in WebGPU spelling', () => {
     assert.deepEqual(JSON.parse(probe.readAdapter(fakeAdapter())), {
@@ -104,27 +107,195 @@ describe('probe.js: readAdapter', () => {
     assert.equal(JSON.parse(probe.readAdapter(fakeAdapter({ info }))).isFallbackAdapter, false);
   });
 
-  test('missing, odd or throwing parts read as empty, never as an exception', () => {
-    const hostile = {
-      get info() { throw new Error('info'); },
-      features: { [Symbol.iterator]() { throw new Error('features'); } },
-      limits: new Proxy({}, { ownKeys() { throw new Error('limits'); } }),
-    };
-    assert.deepEqual(JSON.parse(probe.readAdapter(hostile)), {
-      info: { vendor: '', architecture: '', device: '', description: '' },
-      isFallbackAdapter: false,
-      features: [],
-      limits: {},
-    });
-    const odd = fakeAdapter({ info: { vendor: 42 }, features: ['ok', 7, null], limits: null });
+  test('missing, odd or throwing info reads as empty; non-string features are skipped', () => {
+    const throwing = (key, error) => Object.defineProperty(fakeAdapter(), key, { get() { throw error; } });
+    const hostile = throwing('info', new Error('info'));
+    assert.deepEqual(JSON.parse(probe.readAdapter(hostile)).info, { vendor: '', architecture: '', device: '', description: '' });
+    const odd = fakeAdapter({ info: { vendor: 42 }, features: ['ok', 7, null], limits: {} });
     const read = JSON.parse(probe.readAdapter(odd));
     assert.equal(read.info.vendor, '');
     assert.deepEqual(read.features, ['ok']);
     assert.deepEqual(read.limits, {});
   });
+
+  // Issue 23: an answer whose features or limits cannot be read was an
+  // adapter with nothing in it ("adapter-available"); it is not an adapter.
+  test('an answer that is not an object, or whose features or limits cannot be read, throws a sentence saying so', () => {
+    const unreadable = (adapter, why) => assert.throws(() => probe.readAdapter(adapter, 1024, 1024, 1024), (e) => why.test(e.message), String(why));
+    unreadable(42, /^it is 42, not an object$/);
+    unreadable('adapter', /^it is a string, not an object$/);
+    unreadable(() => {}, /^it is a function, not an object$/);
+    unreadable({}, /^its features are not an object$/);
+    const throwing = (key, error) => Object.defineProperty(fakeAdapter(), key, { get() { throw error; } });
+    unreadable(throwing('features', new Error('gone')), /^its features cannot be read \(gone\)$/);
+    unreadable(fakeAdapter({ features: { [Symbol.iterator]() { throw new Error('no'); } } }), /^its features cannot be read \(no\)$/);
+    unreadable(fakeAdapter({ features: 7 }), /^its features are not an object$/);
+    unreadable(fakeAdapter({ limits: null }), /^its limits are not an object$/);
+    unreadable(throwing('limits', new Error('lost')), /^its limits cannot be read \(lost\)$/);
+    unreadable(fakeAdapter({ limits: new Proxy({}, { ownKeys() { throw new Error('keys'); } }) }), /^its limits cannot be read \(keys\)$/);
+    const everythingThrows = { get info() { throw new Error('i'); }, get features() { throw new Error('f'); }, get limits() { throw new Error('l'); } };
+    unreadable(everythingThrows, /^its features cannot be read \(f\)$/);
+  });
+
+  test('reads no further than the bounds plan() accepts: an endless features set is refused after max + 1 entries', () => {
+    let yielded = 0;
+    const endless = { *[Symbol.iterator]() { for (;;) { yielded += 1; yield `f${yielded}`; } } };
+    assert.throws(() => probe.readAdapter(fakeAdapter({ features: endless }), 1024, 1024, 1024), says(/^it lists more than 1024 features \(the limit features\)$/));
+    assert.equal(yielded, 1025);
+    let junk = 0;
+    const endlessJunk = { *[Symbol.iterator]() { for (;;) { junk += 1; yield junk; } } };
+    assert.throws(() => probe.readAdapter(fakeAdapter({ features: endlessJunk }), 8, 8, 8), says(/more than 8 features/));
+    assert.equal(junk, 9, 'entries that are not names count too');
+    const many = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`max${i}`, i]));
+    assert.throws(() => probe.readAdapter(fakeAdapter({ features: [], limits: many }), 8, 8, 8), says(/^it has more than 8 limits \(the limit limits\)$/));
+    const wide = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`x${i}`, 'not a number']));
+    assert.throws(() => probe.readAdapter(fakeAdapter({ features: [], limits: wide }), 8, 8, 8), says(/^its limits have more than 32 properties$/));
+    assert.doesNotThrow(() => probe.readAdapter(fakeAdapter({ features: ['a', 'b'], limits: { m: 1 } }), 2, 1, 8));
+  });
+
+  test('a name that is not valid text or longer than nameBytes is refused, named', () => {
+    const lone = 'shader-\uD800f16';
+    assert.throws(() => probe.readAdapter(fakeAdapter({ features: ['ok', lone] }), 1024, 1024, 1024),
+      (e) => e.message === 'the feature listed at index 1, "shader-\\ud800f16", is not valid Unicode text (a lone surrogate at UTF-16 index 7)');
+    assert.throws(() => probe.readAdapter(fakeAdapter({ limits: { ['max\uDC00']: 1 } }), 1024, 1024, 1024), says(/^the limit listed at index 0, "max\\udc00", is not valid Unicode text/));
+    assert.throws(() => probe.readAdapter(fakeAdapter({ features: ['é'.repeat(513)] }), 1024, 1024, 1024),
+      says(/^the feature listed at index 0, "é{32}"… \(513 UTF-16 units\), is longer than 1024 bytes \(the limit nameBytes\)$/));
+    assert.throws(() => probe.readAdapter(fakeAdapter({ limits: { ['m'.repeat(5000)]: 1 } }), 1024, 1024, 1024), says(/is longer than 1024 bytes/));
+    assert.doesNotThrow(() => probe.readAdapter(fakeAdapter({ features: ['é'.repeat(512)] }), 1024, 1024, 1024));
+  });
+
+  test('info strings are cut to nameBytes of UTF-8 (with an ellipsis), a lone surrogate as U+FFFD', () => {
+    const huge = 'x'.repeat(10_000_000);
+    const info = { vendor: huge, architecture: '😀'.repeat(600), device: 'ok\uD800', description: 'd' };
+    const read = JSON.parse(probe.readAdapter(fakeAdapter({ info }), 1024, 1024, 1024)).info;
+    assert.equal(read.vendor, `${'x'.repeat(1021)}…`);
+    assert.equal(new TextEncoder().encode(read.architecture).length, 1020 + 3);
+    assert.equal(read.device, 'ok\uFFFD');
+    assert.equal(read.description, 'd');
+  });
+});
+
+describe('boundary.js: jsonText stops at a byte limit', () => {
+  test('what it counts is never more than the text: every value is written under a limit of its own length', () => {
+    const values = [
+      { ops: ['add', 'mul'], a: { b: [1, 2, { c: 'é😀' }] }, '': 1, gone: undefined, f() {}, n: null },
+      [undefined, () => 1, Symbol('s'), [], {}, [[]], 'x'],
+      'text', 12345, true, null, { toJSON: () => ({ k: 'v' }) },
+    ];
+    for (const value of values) {
+      const text = JSON.stringify(value);
+      assert.equal(typeof boundary.jsonText(value, new TextEncoder().encode(JSON.stringify(value, (k, v) => (typeof v === 'function' || typeof v === 'symbol' ? null : v))).length), 'string', text);
+    }
+  });
+
+  test('above the limit it stops early and answers how much it counted', () => {
+    let read = 0;
+    const big = { ops: Array(1000).fill('add'), get late() { read += 1; return 1; } };
+    const counted = boundary.jsonText(big, 100);
+    assert.equal(typeof counted, 'number');
+    assert.ok(counted > 100 && counted < 120, String(counted));
+    assert.equal(read, 0);
+    assert.equal(typeof boundary.jsonText(big), 'string', 'no limit: the whole text');
+    assert.equal(read, 1);
+  });
+});
+
+describe('boundary.js: instanceLost', () => {
+  test('tells each listener once the trap has unwound, and remembers an allocation failure until taken', async () => {
+    const heard = [];
+    const stop = boundary.onInstanceLost(() => heard.push('lost'));
+    assert.equal(boundary.takeOutOfMemory(), false);
+    boundary.instanceLost(true);
+    assert.deepEqual(heard, [], 'not while the module is still on the stack');
+    await Promise.resolve();
+    assert.deepEqual(heard, ['lost']);
+    assert.equal(boundary.takeOutOfMemory(), true);
+    assert.equal(boundary.takeOutOfMemory(), false);
+    stop();
+    boundary.instanceLost(false);
+    await Promise.resolve();
+    assert.deepEqual(heard, ['lost']);
+    assert.equal(boundary.takeOutOfMemory(), false);
+  });
+});
+
+describe('probe.js: settle (a probe whose instance ends is started again)', () => {
+  test('answers what the start answers, and starts again, from its first start, when the instance ends', async () => {
+    const starts = [];
+    let answer;
+    const start = (options) => {
+      starts.push({ options, from: probe.probeStart() });
+      return new Promise((resolve) => { answer = resolve; });
+    };
+    const settled = probe.settle(start, { timeoutMs: 5 });
+    assert.equal(starts.length, 1);
+    const first = starts[0].from;
+    boundary.instanceLost(false);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(starts.length, 2);
+    assert.equal(starts[1].from, first, 'counted from its first start');
+    assert.deepEqual(starts[1].options, { timeoutMs: 5 });
+    answer('report');
+    assert.equal(await settled, 'report');
+    boundary.instanceLost(false);
+    await Promise.resolve();
+    assert.equal(starts.length, 2, 'a settled probe is not started again');
+  });
+
+  test('a start that throws rejects; after three ends it gives up', async () => {
+    await assert.rejects(probe.settle(() => { throw new Error('call init() first'); }), /call init\(\) first/);
+    const settled = probe.settle(() => new Promise(() => {}));
+    for (let i = 0; i < 4; i++) {
+      boundary.instanceLost(false);
+      await Promise.resolve();
+    }
+    await assert.rejects(settled, (e) => e.code === 'unsupported-platform' && /failed three times/.test(e.message));
+  });
+});
+
+describe('probe.js: pinGpu', () => {
+  test('navigator.gpu reads the pinned object until unpinned, then the page\'s getter again', () => {
+    const saved = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+    let reads = 0;
+    const navigator = { get gpu() { reads += 1; return { fresh: reads }; } };
+    Object.defineProperty(globalThis, 'navigator', { value: navigator, configurable: true });
+    try {
+      const mine = navigator.gpu;
+      const pin = probe.pinGpu(mine);
+      assert.equal(navigator.gpu, mine);
+      assert.equal(navigator.gpu, mine);
+      probe.unpinGpu(pin);
+      assert.notEqual(navigator.gpu, mine);
+      const frozen = Object.freeze({ gpu: { same: true } });
+      Object.defineProperty(globalThis, 'navigator', { value: frozen, configurable: true });
+      assert.deepEqual(probe.pinGpu(frozen.gpu), {}, 'cannot pin, but it reads the same object');
+      const fickle = Object.freeze({ get gpu() { return {}; } });
+      Object.defineProperty(globalThis, 'navigator', { value: fickle, configurable: true });
+      assert.equal(probe.pinGpu(fickle.gpu), undefined, 'cannot pin, and it reads another object each time');
+    } finally {
+      if (saved) Object.defineProperty(globalThis, 'navigator', saved);
+      else delete globalThis.navigator;
+    }
+  });
 });
 
 describe('probe.js: delay and now', () => {
+  test('a delay longer than setTimeout holds (2^31 - 1 ms) waits, chained, instead of firing at once', async () => {
+    const saved = globalThis.setTimeout;
+    const asked = [];
+    globalThis.setTimeout = (fn, ms) => { asked.push(ms); return saved(fn, 0); };
+    try {
+      let fired = false;
+      const [promise] = probe.delay(2 ** 32 + 5);
+      promise.then(() => { fired = true; });
+      for (let i = 0; i < 200 && !fired; i++) await new Promise((resolve) => saved(resolve, 5));
+      assert.ok(fired);
+      assert.deepEqual(asked.slice(0, 3), [2 ** 31 - 1, 2 ** 31 - 1, 7]);
+    } finally {
+      globalThis.setTimeout = saved;
+    }
+  });
+
   test('delay resolves after the time; cancelDelay clears a pending one', async () => {
     const [promise, timer] = probe.delay(1);
     await promise;

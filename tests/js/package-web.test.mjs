@@ -22,7 +22,18 @@ test('pkg/index.js is one module: it imports nothing, and names the .wasm for bu
 });
 
 test('before init, calls fail; initSync({ module }) initialises once', async () => {
-  assert.throws(() => index.presets(), TypeError, 'no instance before init');
+  // Every function says so (issue 23: a raw TypeError before), and probe and
+  // detect reject rather than throw.
+  const first = /^\[usage\] at \(top level\): call init\(\) first/;
+  for (const [name, fn] of Object.entries(index)) {
+    if (typeof fn !== 'function' || ['default', 'initSync', 'probe', 'detect'].includes(name)) continue;
+    assert.throws(() => fn({}), (e) => e.name === 'BackendTargetsError' && e.code === 'usage' && first.test(e.message), name);
+  }
+  for (const name of ['probe', 'detect']) {
+    const answer = index[name]();
+    assert.ok(answer instanceof Promise, `${name} returns a promise`);
+    await assert.rejects(answer, (e) => e.name === 'BackendTargetsError' && first.test(e.message), name);
+  }
   const exports = index.initSync({ module: readFileSync(join(PKG, 'backend_targets_bg.wasm')) });
   assert.ok(exports.memory instanceof WebAssembly.Memory);
   assert.equal(index.initSync({ module: new Uint8Array([0]) }), exports, 'a second initSync is a no-op');
@@ -36,3 +47,32 @@ test('the wasm preset is exported as `wasm` (its seed name) and as wasm-bindgenâ
 });
 
 defineApiSuite('browser entry (pkg/index.js, initSync)', () => index, { wasmExport: 'wasmPreset' });
+
+// Issue 23: a failed init left the glue holding the wrong module, and a later
+// correct init was ignored. Each case loads the entry afresh.
+test('a .wasm that is not this package\'s is refused before it is instantiated; the right one still initialises', async () => {
+  const right = readFileSync(join(PKG, 'backend_targets_bg.wasm'));
+  const wrongs = [
+    ['an empty module', new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0])],
+    ['the detect-only module', readFileSync(join(PKG, 'detect_bg.wasm'))],
+  ];
+  const notThis = (e) => e.name === 'BackendTargetsError' && e.code === 'invalid-value' && /not this package's module/.test(e.message);
+  const fresh = (tag) => import(`${pathToFileURL(join(PKG, 'index.js')).href}?${tag}`);
+  const sync = await fresh('initSync');
+  for (const [what, bytes] of wrongs) {
+    assert.throws(() => sync.initSync({ module: bytes }), notThis, what);
+    assert.throws(() => sync.presets(), (e) => e.code === 'usage', `${what}: still not initialised`);
+  }
+  assert.throws(() => sync.initSync({ module: new Uint8Array([1, 2, 3]) }), WebAssembly.CompileError);
+  sync.initSync({ module: right });
+  assert.equal(sync.presets().length, 13);
+  const later = await fresh('init');
+  for (const [what, bytes] of wrongs) await assert.rejects(later.default(bytes), notThis, what);
+  await later.default(right);
+  assert.equal(later.presets().length, 13);
+  // The detect-only entry: refused the full module, then takes its own.
+  const small = await import(`${pathToFileURL(join(PKG, 'detect.js')).href}?init`);
+  await assert.rejects(small.default(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0])), notThis);
+  await small.default(readFileSync(join(PKG, 'detect_bg.wasm')));
+  assert.equal((await small.detect()).probe.reason, 'no-navigator');
+});

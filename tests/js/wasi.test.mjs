@@ -101,3 +101,57 @@ for (const [runtime, run] of Object.entries(runtimes)) {
     assert.ok(bad.stderr.includes('[unknown-variant] at preset'), bad.stderr);
   });
 }
+
+// Issue 23: wasmtime's own failures share the status numbers with the
+// command's (1 is also "not plannable", 2 also "invalid input"). The README
+// says how a caller tells them apart; each row of its table is produced here.
+test('wasmtime: every row of the README\'s "what a caller sees" table, as wasmtime produces it', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('**Under wasmtime, what a caller sees.**');
+  assert.ok(start >= 0, 'the README has the section');
+  const table = readme.slice(start).split('\n\n').find((block) => block.startsWith('| status'));
+  const rows = table.split('\n').slice(2).map((row) => row.split(' | ')[0].replace('| ', ''));
+  assert.deepEqual(rows, ['0', '1', '1', '2', '2', '3', '13', '134']);
+
+  const request = (name) => readFileSync(join(VECTORS, 'requests', `${name}.json`));
+  const many = Buffer.from(JSON.stringify({ ops: Array(100_000).fill('add') }));
+  const big = ['plan', '--limit', 'ops=100000', '--limit', 'work=200000'];
+  const wasmtime = (flags, args, input) => {
+    const r = spawnSync('wasmtime', ['run', ...flags, WASI_MODULE, ...args], { input, maxBuffer: 1 << 26 });
+    return { status: r.status, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8') };
+  };
+  const shell = (command, input) => {
+    const r = spawnSync('bash', ['-c', `set -o pipefail; ${command}`], { input });
+    return { status: r.status, stdout: '', stderr: r.stderr.toString('utf8') };
+  };
+  const ours = /^backend-targets: error \[[a-z-]+\] at /;
+  const cases = [
+    ['done', wasmtime([], ['plan'], request('default-explained')), 0, /^\{"ok":true,.*\n$/s, /^$/],
+    ['not plannable', wasmtime([], ['plan'], request('unplannable')), 1, /^\{"ok":false,.*\n$/s, /^$/],
+    ['no such module', (() => {
+      const r = spawnSync('wasmtime', ['run', join(ROOT, 'no-such-module.wasm'), 'plan'], { input: '{}' });
+      return { status: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+    })(), 1, /^$/, /^Error: failed to /],
+    ['invalid input', wasmtime([], ['plan'], Buffer.from('{')), 2, /^$/, ours],
+    ['a read above -S hostcall-fuel', wasmtime(['-S', 'hostcall-fuel=100'], ['plan'], request('default-explained')), 2, /^$/,
+      /^backend-targets: error \[io\] at \(top level\): cannot read the input: out of memory\n$/],
+    ['wasmtime usage', wasmtime(['-W', 'no-such-option=1'], ['plan'], request('default-explained')), 2, /^$/, /^error: /],
+    ['a full disk', shell(`wasmtime run '${WASI_MODULE}' plan >/dev/full`, request('default-explained')), 3, /^$/,
+      /^backend-targets: error \[output\] at \(top level\): cannot write the output: no space left\n$/],
+    ['a closed pipe', shell(`wasmtime run '${WASI_MODULE}' ${big.join(' ')} | head -c 1 >/dev/null`, many), 13, /^$/, /^$/],
+    ['out of memory', wasmtime(['-W', 'max-memory-size=1200000'], big, many), 134, /^$/,
+      /^memory allocation of \d+ bytes failed\n(?:[^]*\n)?Error: [^]*wasm trap: /],
+    ['out of fuel', wasmtime(['-W', 'fuel=100000'], ['plan'], request('default-explained')), 134, /^$/,
+      /^Error: [^]*wasm trap: all fuel consumed by WebAssembly/],
+    ['out of time', wasmtime(['-W', 'timeout=1ms'], big, many), 134, /^$/, /^Error: [^]*wasm trap: interrupt/],
+    ['out of stack', wasmtime(['-W', 'max-wasm-stack=2000'], ['plan'], request('default-explained')), 134, /^$/,
+      /^Error: [^]*wasm trap: call stack exhausted/],
+  ];
+  for (const [what, out, status, stdout, stderr] of cases) {
+    assert.equal(out.status, status, `${what}: status (stderr ${out.stderr.slice(0, 300)})`);
+    assert.match(out.stdout, stdout, `${what}: stdout`);
+    assert.match(out.stderr, stderr, `${what}: stderr`);
+    // What tells them apart: only the command's own lines begin so.
+    assert.equal(ours.test(out.stderr), stderr === ours || String(stderr).includes('backend-targets'), `${what}: whose line`);
+  }
+});
