@@ -8,7 +8,9 @@
 import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
 // scripts/build.sh points this at wasm-bindgen's copy, as for index.js.
 import { requestEarly, settle } from './probe.js';
-import { checkModule, compile, compileEarly } from './early.js';
+import { adopt, checkModule, compile, compileEarly } from './early.js';
+
+export { BackendTargetsError, isBackendTargetsError } from './early.js';
 
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./detect_bg.wasm', import.meta.url);
@@ -46,11 +48,11 @@ export default function initDetect(moduleOrPath) {
  *  full package's `detect`. */
 export async function detect(options) {
   await initDetect();
-  return settle(detectNow, options);
+  return settle(detectNow, options).catch((error) => Promise.reject(adopt(error)));
 }
 
 /** Probes WebGPU afresh: the full package's `probe`. */
 export async function probe(options) {
   await initDetect();
-  return settle(probeNow, options);
+  return settle(probeNow, options).catch((error) => Promise.reject(adopt(error)));
 }

@@ -4,40 +4,100 @@
 // init() compiled the same way and checked before it is instantiated; and the
 // errors the entries answer without the module.
 
+/** What every function throws for invalid input: an `Error` with `code`,
+ *  `path` and, for a bad spelling, `expected`. The module makes plain errors
+ *  of that name; `adopt` gives them this class on their way out. */
+export class BackendTargetsError extends Error {
+  get name() {
+    return 'BackendTargetsError';
+  }
+}
+// The class's own name, which the minifier would shorten (Node's report of
+// an uncaught error prints it).
+Object.defineProperty(BackendTargetsError, 'name', { value: 'BackendTargetsError' });
+
+/** Whether `value` is a BackendTargetsError: of this class, or an `Error` of
+ *  that name with a code (another copy of the package, another realm). */
+export function isBackendTargetsError(value) {
+  return value instanceof BackendTargetsError
+    || (value instanceof Error && value.name === 'BackendTargetsError' && typeof value.code === 'string');
+}
+
+/** `error`, made an instance of BackendTargetsError when it is one in all but
+ *  its class (as the module throws them); anything else as it is. */
+export function adopt(error) {
+  if (isBackendTargetsError(error) && !(error instanceof BackendTargetsError)) {
+    Object.setPrototypeOf(error, BackendTargetsError.prototype);
+  }
+  return error;
+}
+
+/** How a call's error leaves the entry: thrown as it is; the Node entry
+ *  throws a fresh copy from its own (readable) file instead, so that Node's
+ *  report of an uncaught error shows that short line, not the minified one. */
+let thrower = (error) => {
+  throw error;
+};
+
+/** Replaces how errors leave the entry (node.js). */
+export function throwWith(throwing) {
+  thrower = throwing;
+}
+
+/** Throws `error` (a BackendTargetsError given its class) the entry's way. */
+export function raise(error) {
+  thrower(adopt(error));
+}
+
+/** Where the Node entry finds `throwWith`: on the default export, under a
+ *  symbol, out of the package's API and types. */
+export const THROW_WITH = Symbol.for('backend-targets.throwWith');
+
 /** A `BackendTargetsError` made here, with the fields the module's own have. */
 export function backendError(code, message) {
-  const error = new Error(`[${code}] at (top level): ${message}`);
-  return Object.assign(error, { name: 'BackendTargetsError', code, path: '' });
+  const error = new BackendTargetsError(`[${code}] at (top level): ${message}`);
+  return Object.assign(error, { code, path: '' });
 }
 
 /** What a call before init() throws (and probe/detect reject with). */
 export const notInitialised = () =>
   backendError('usage', 'call init() first: the module is not instantiated yet (await init(), or initSync({ module }))');
 
+/** The error for a `.wasm` that could not be fetched: its URL and why (a
+ *  bundler that does not copy the file, esbuild's default, gives a 404). */
+function notFetched(url, why) {
+  return backendError('io', `could not fetch the module's .wasm from ${url}: ${why} (a bundler that does not copy it, `
+    + 'such as esbuild, needs it copied beside the bundle and its URL given to init(): see the package README, "Bundlers")');
+}
+
 /** A compiled module from a `fetch` answer (or its promise): streaming, or
- *  its bytes when the server does not send `application/wasm`. */
-function compileResponse(response) {
-  if (typeof WebAssembly.compileStreaming !== 'function') return Promise.resolve(response).then(compileBytes);
+ *  its bytes when the server does not send `application/wasm`. A failed
+ *  fetch names the URL and the HTTP status. */
+async function compileResponse(pending, url) {
+  let response;
+  try {
+    response = await pending;
+  } catch (error) {
+    throw notFetched(url, error?.message ?? String(error));
+  }
+  if (!response.ok) throw notFetched(response.url || url, `HTTP ${response.status} ${response.statusText}`.trim());
+  if (typeof WebAssembly.compileStreaming !== 'function') return WebAssembly.compile(await response.arrayBuffer());
   return WebAssembly.compileStreaming(response).catch(async (error) => {
-    const answer = await response;
     // compileStreaming checks the MIME type before it reads the body.
-    if (answer.ok && !answer.bodyUsed) return WebAssembly.compile(await answer.arrayBuffer());
+    if (!response.bodyUsed) return WebAssembly.compile(await response.arrayBuffer());
     throw error;
   });
 }
 
 async function compileBytes(source) {
-  if (typeof Response === 'function' && source instanceof Response) {
-    if (!source.ok) throw new Error(`failed to fetch Wasm: ${source.status} ${source.statusText} fetching '${source.url}'`);
-    return compileResponse(source);
-  }
+  if (typeof Response === 'function' && source instanceof Response) return compileResponse(source, source.url);
   return WebAssembly.compile(source);
 }
 
 /** The module compiling since evaluation; undefined off http(s), as in Node. */
 export function compileEarly(url) {
   if (!/^https?:$/.test(url.protocol) || typeof fetch !== 'function') return undefined;
-  const compiled = compileResponse(fetch(url));
+  const compiled = compileResponse(fetch(url), url);
   compiled.catch(() => {}); // reported by init(), if it is called
   return compiled;
 }
@@ -53,7 +113,7 @@ export async function compile(input) {
   source = await source;
   if (source instanceof WebAssembly.Module) return source;
   if (typeof source === 'string' || source instanceof URL || (typeof Request === 'function' && source instanceof Request)) {
-    source = await fetch(source);
+    return compileResponse(fetch(source), typeof source === 'object' && 'url' in source ? source.url : String(source));
   }
   return compileBytes(source);
 }

@@ -13,7 +13,11 @@ import init, * as glue from './backend_targets.js';
 // (snippets/<crate-hash>/src/wasm/*.js), the very modules the glue uses.
 import { requestEarly, settle } from './probe.js';
 import { takeOutOfMemory } from './boundary.js';
-import { backendError, checkModule, compile, compileEarly, compileSync, notInitialised } from './early.js';
+import {
+  THROW_WITH, adopt, backendError, checkModule, compile, compileEarly, compileSync, notInitialised, raise, throwWith,
+} from './early.js';
+
+export { BackendTargetsError, isBackendTargetsError } from './early.js';
 
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./backend_targets_bg.wasm', import.meta.url);
@@ -35,18 +39,18 @@ function guarded(name) {
   names.push(name);
   const call = glue[name];
   return (...args) => {
-    if (!instantiated) throw notInitialised();
+    if (!instantiated) raise(notInitialised());
     try {
       return call(...args);
     } catch (error) {
       // The module ended its instance for an allocation it could not hold
       // (src/wasm/api.rs); the glue starts a fresh one for the next call.
       if (takeOutOfMemory()) {
-        throw backendError('limit-exceeded', 'the module ran out of memory (its 2 GiB) for this call; it starts afresh '
+        raise(backendError('limit-exceeded', 'the module ran out of memory (its 2 GiB) for this call; it starts afresh '
           + 'for the next one. Lower the limits the request was allowed (outputBytes, work, configs, requestBytes), '
-          + 'or plan it with the command');
+          + 'or plan it with the command'));
       }
-      throw error;
+      raise(error);
     } finally {
       takeOutOfMemory();
     }
@@ -76,18 +80,20 @@ export const linuxTpu = guarded('linuxTpu');
 export const linuxTrainium = guarded('linuxTrainium');
 export const customChip = guarded('customChip');
 export const external = guarded('external');
+// The test hooks: scripts/build.sh keeps these two lines only in the suites'
+// copy (pkg-test/, over a module built with the `test-hooks` feature).
 export const __forcePanicForTesting = guarded('__forcePanicForTesting');
 export const __exhaustMemoryForTesting = guarded('__exhaustMemoryForTesting');
 export { wasmPreset as wasm };
 
 /** Probes WebGPU afresh (see the module's `probe`). */
 export function probe(options) {
-  return instantiated ? settle(glue.probe, options) : Promise.reject(notInitialised());
+  return instantiated ? settle(glue.probe, options).catch((error) => Promise.reject(adopt(error))) : Promise.reject(notInitialised());
 }
 
 /** `probe(options)`, then the `wasm` target resolved by it. */
 export function detect(options) {
-  return instantiated ? settle(glue.detect, options) : Promise.reject(notInitialised());
+  return instantiated ? settle(glue.detect, options).catch((error) => Promise.reject(adopt(error))) : Promise.reject(notInitialised());
 }
 
 /** wasm-bindgen's initSync, over a module checked first: one that is not this
@@ -118,3 +124,4 @@ export default async function initEntry(moduleOrPath) {
   instantiated = true;
   return exports;
 }
+initEntry[THROW_WITH] = throwWith;

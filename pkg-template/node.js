@@ -2,7 +2,7 @@
 // wasm-bindgen's own `initSync`, so Node users need no init call. The API is
 // the browser entry's (index.js, one module), which fetches nothing under Node.
 import { readFileSync } from 'node:fs';
-import { initSync } from './index.js';
+import init, { BackendTargetsError, initSync, isBackendTargetsError } from './index.js';
 
 // The floor the package is built for and tested on: Node 20 (its JSON
 // boundary checks strings with String.prototype.isWellFormed, which Node 18
@@ -13,6 +13,16 @@ if (Number(process.versions.node.split('.')[0]) < NODE_FLOOR) {
 }
 
 initSync({ module: readFileSync(new URL('./backend_targets_bg.wasm', import.meta.url)) });
+
+// An uncaught error is reported with the line it was thrown from: throw a
+// fresh copy here, so that the report shows this line and the message, not
+// the 15 KB minified line of index.js.
+init[Symbol.for('backend-targets.throwWith')]((error) => {
+  if (!isBackendTargetsError(error)) throw error;
+  const fresh = new BackendTargetsError(error.message);
+  for (const key of ['code', 'path', 'expected']) if (error[key] !== undefined) fresh[key] = error[key];
+  throw fresh;
+});
 
 export * from './index.js';
 export { default } from './index.js';

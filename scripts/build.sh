@@ -65,18 +65,19 @@ printf 'dist/backend-targets-http.wasm: %s bytes\n' "$(wc -c <dist/backend-targe
 echo "== npm package"
 # (The npm build's panics run the hook that recovers the instance.)
 # Builds the browser module with cargo arguments "$@", into target/$raw
-# (wasm-bindgen's output) and pkg/$wasm (after wasm-opt). Each module has its
-# own cargo folder (target/npm-$raw): the two feature sets' cdylibs have the
-# same file name, and sharing one folder made every run rebuild both.
+# (wasm-bindgen's output) and $out/$wasm (after wasm-opt; out=pkg unless
+# set). Each module has its own cargo folder (target/npm-$raw): the feature
+# sets' cdylibs have the same file name, and sharing one folder made every
+# run rebuild each.
 browser_module() {
-  local raw=$1 wasm=$2
+  local raw=$1 wasm=$2 out=${out:-pkg}
   shift 2
   small_build --lib --target wasm32-unknown-unknown --target-dir "target/npm-$raw" "$@"
   local built="target/npm-$raw/wasm32-unknown-unknown/release/backend_targets.wasm"
   # wasm-bindgen and wasm-opt run again only when cargo's module (or this
   # script) changed: a second run of an unchanged tree takes seconds.
   if ! fresher "$built" "target/$raw/optimized.wasm"; then
-    cp "target/$raw/optimized.wasm" "pkg/$wasm"
+    cp "target/$raw/optimized.wasm" "$out/$wasm"
     return
   fi
   rm -rf "target/$raw"
@@ -96,21 +97,28 @@ browser_module() {
     --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
     --enable-reference-types --enable-multivalue --one-caller-inline-max-function-size 50 \
     "target/$raw/backend_targets_bg.wasm" -o "target/$raw/optimized.wasm"
-  cp "target/$raw/optimized.wasm" "pkg/$wasm"
+  cp "target/$raw/optimized.wasm" "$out/$wasm"
 }
 # Bundles pkg-template/$1 (rolldown, minified) with wasm-bindgen's glue in
 # target/$2 and the JS halves of the boundary and of the probe (src/wasm/*.js,
-# wasm-bindgen's snippets) into pkg/$1, so that a page waits on one JS request,
-# not three in a row, before the .wasm request it starts.
+# wasm-bindgen's snippets) into $out/$1 (out=pkg unless set), so that a page
+# waits on one JS request, not three in a row, before the .wasm request it
+# starts. Outside pkg-test/ the test hooks' export lines are left out (and
+# must be there to be left out).
 bundle_entry() {
-  local entry=$1 raw=$2 halves
+  local entry=$1 raw=$2 out=${out:-pkg} halves hooks='__forcePanicForTesting\|__exhaustMemoryForTesting'
   halves=$(cd "target/$raw" && ls -d snippets/*/src/wasm)
   sed -e "s|from './probe.js'|from './$halves/probe.js'|" -e "s|from './boundary.js'|from './$halves/boundary.js'|" \
     "pkg-template/$entry" >"target/$raw/entry.js"
+  if [ "$out" != pkg-test ] && [ "$entry" = index.js ]; then
+    [ "$(grep -c "^export const \($hooks\) = " "target/$raw/entry.js")" = 2 ] \
+      || { echo "build.sh: pkg-template/index.js's two test-hook lines are not as the build expects" >&2; exit 1; }
+    sed -i "/^export const \($hooks\) = /d" "target/$raw/entry.js"
+  fi
   cp pkg-template/early.js "target/$raw/"
   tests/js/node_modules/.bin/rolldown "target/$raw/entry.js" --format esm --platform browser --minify \
     --postBanner "// backend-targets: pkg-template/$entry, wasm-bindgen glue and JS halves in one module (bundled by scripts/build.sh)." \
-    --file "pkg/$entry" >/dev/null
+    --file "$out/$entry" >/dev/null
 }
 rm -rf pkg
 mkdir -p pkg
@@ -132,6 +140,14 @@ fi
 bundle_entry detect.js pkg-detect-raw
 cp pkg-template/package.json pkg-template/index.d.ts pkg-template/node.js pkg-template/detect.d.ts pkg-template/detect-node.js \
   pkg-template/README.md pkg-template/LICENSE pkg-template/LICENSE-APACHE pkg/
+# pkg-test/: the suites' copy of the Node and browser entries, over a module
+# built with the `test-hooks` feature (a forced panic, memory exhausted), to
+# prove recovery on the same code the package ships. Not published.
+rm -rf pkg-test
+mkdir -p pkg-test
+out=pkg-test browser_module pkg-test-raw backend_targets_bg.wasm --features test-hooks
+out=pkg-test bundle_entry index.js pkg-test-raw
+cp pkg-template/node.js pkg/package.json pkg-test/
 tarball=$(cd pkg && npm pack --silent --pack-destination ../dist)
 printf 'pkg/backend_targets_bg.wasm: %s bytes, %s gzipped; pkg/index.js: %s bytes, %s gzipped; dist/%s: %s bytes\n' \
   "$(wc -c <pkg/backend_targets_bg.wasm)" "$(gzip -9c pkg/backend_targets_bg.wasm | wc -c)" \

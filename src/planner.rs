@@ -173,6 +173,9 @@ pub struct Kernel {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
+// In TypeScript this interface is `PlanResultFields`, and `PlanResult` is the
+// union that narrows on `ok` (src/wasm/planning.rs). The JSON has no name.
+#[cfg_attr(browser, tsify(rename = "PlanResultFields"))]
 // Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]

@@ -34,6 +34,9 @@ spelled_enum! {
         Timeout = "timeout",
         /// `verifyDevice`: the adapter did not give a device.
         DeviceRequestFailed = "device-request-failed",
+        /// `allowFallbackAdapter: false`: the adapter that answered is a
+        /// fallback (software) one, such as SwiftShader, WARP or llvmpipe.
+        FallbackAdapter = "fallback-adapter",
     }
 }
 
@@ -71,6 +74,11 @@ pub struct ProbeOptions {
     /// Also request a device from the adapter (WebGPU's default limits, no
     /// features), then destroy it; drop `webGpu` when that fails. Default false.
     pub verify_device: bool,
+    /// Keep `webGpu` when the adapter is a fallback (software) one. Default
+    /// true, so that the declared-availability answers stay as they are; an
+    /// inference app passes false: on a software adapter WebGPU kernels run
+    /// on the CPU, much slower than WebAssembly ones (`fallback-adapter`).
+    pub allow_fallback_adapter: bool,
 }
 
 /// `ProbeOptions::timeout_ms` when not given.
@@ -83,6 +91,7 @@ impl Default for ProbeOptions {
             power_preference: None,
             force_fallback_adapter: false,
             verify_device: false,
+            allow_fallback_adapter: true,
         }
     }
 }
@@ -156,6 +165,22 @@ pub struct ProbeReport {
 }
 
 impl ProbeReport {
+    /// The report under `options`: with `allowFallbackAdapter: false`, an
+    /// adapter that answered but is a fallback (software) one is refused,
+    /// `fallback-adapter`, still reported.
+    pub fn under(mut self, options: &ProbeOptions) -> Self {
+        let fallback = self.adapter.as_ref().is_some_and(|adapter| adapter.is_fallback_adapter);
+        if self.available && fallback && !options.allow_fallback_adapter {
+            self.available = false;
+            self.reason = ProbeReason::FallbackAdapter;
+            self.message = format!(
+                "{}: a software adapter, refused (allowFallbackAdapter: false): WebGPU kernels would run on the CPU",
+                self.message
+            );
+        }
+        self
+    }
+
     /// An unavailable outcome.
     pub fn unavailable(reason: ProbeReason, message: impl Into<String>, api_present: bool, timeout_ms: u32) -> Self {
         Self {

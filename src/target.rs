@@ -70,48 +70,51 @@ impl Target {
 /// os O, arch A, accelerator X, features [..]`. `Parameters` names which of
 /// `os`/`arch` the caller may set (their values here are then the defaults;
 /// otherwise they are fixed); `EnableLibTorch` appends `libTorch` on request.
+/// Each row's documentation is a plain `#[doc = "…"]`, not `///`: a `///`
+/// passed through `macro_rules!` reaches wasm-bindgen as a raw string, whose
+/// `r"` it copied into the package's `.d.ts`.
 macro_rules! preset_table {
     ($callback:ident) => {
         $callback! {
-            /// Portable CPU/reference target.
+            #[doc = " Portable CPU/reference target."]
             PortableCpu = "portableCpu" (js "portableCpu", fn portable_cpu):
                 OsArch, os Unknown, arch Unknown, accelerator None, features [];
-            /// Linux CPU/reference target.
+            #[doc = " Linux CPU/reference target."]
             LinuxCpu = "linuxCpu" (js "linuxCpu", fn linux_cpu):
                 Arch, os Linux, arch X86_64, accelerator None, features [];
-            /// macOS CPU/reference target.
+            #[doc = " macOS CPU/reference target."]
             MacOSCpu = "macOSCpu" (js "macOSCpu", fn macos_cpu):
                 Arch, os MacOS, arch Aarch64, accelerator None, features [];
-            /// Windows CPU/reference target.
+            #[doc = " Windows CPU/reference target."]
             WindowsCpu = "windowsCpu" (js "windowsCpu", fn windows_cpu):
                 Arch, os Windows, arch X86_64, accelerator None, features [];
-            /// Linux CUDA target with native CUDA provider features (+ libTorch on request).
+            #[doc = " Linux CUDA target with native CUDA provider features (+ libTorch on request)."]
             LinuxCuda = "linuxCuda" (js "linuxCuda", fn linux_cuda):
                 EnableLibTorch, os Linux, arch X86_64, accelerator Cuda, features [NativeCuda, CuBlas, CuFft];
-            /// Windows CUDA target shape (+ libTorch on request).
+            #[doc = " Windows CUDA target shape (+ libTorch on request)."]
             WindowsCuda = "windowsCuda" (js "windowsCuda", fn windows_cuda):
                 EnableLibTorch, os Windows, arch X86_64, accelerator Cuda, features [NativeCuda, CuBlas, CuFft];
-            /// Linux ROCm target shape for AMD/HIP capsules.
+            #[doc = " Linux ROCm target shape for AMD/HIP capsules."]
             LinuxRocm = "linuxRocm" (js "linuxRocm", fn linux_rocm):
                 None, os Linux, arch X86_64, accelerator Rocm, features [];
-            /// macOS target for Metal/MPS capsules.
+            #[doc = " macOS target for Metal/MPS capsules."]
             MacOSMetal = "macOSMetal" (js "macOSMetal", fn macos_metal):
                 None, os MacOS, arch Aarch64, accelerator Metal, features [Mps];
-            /// WASM target for browser or WASI-style execution (declares `webGpu`;
-            /// `detect()` probes it). In JS `wasmPreset`, exported as `wasm` by the
-            /// package entries (wasm-bindgen's glue reserves that name).
+            #[doc = " WASM target for browser or WASI-style execution (declares `webGpu`;"]
+            #[doc = " `detect()` probes it). In JS `wasmPreset`, exported as `wasm` by the"]
+            #[doc = " package entries (wasm-bindgen's glue reserves that name)."]
             Wasm = "wasm" (js "wasmPreset", fn wasm):
                 None, os Wasi, arch Wasm32, accelerator Wasm, features [WebGpu];
-            /// TPU/XLA target shape.
+            #[doc = " TPU/XLA target shape."]
             LinuxTpu = "linuxTpu" (js "linuxTpu", fn linux_tpu):
                 None, os Linux, arch X86_64, accelerator Tpu, features [Xla];
-            /// AWS Trainium/Neuron target shape.
+            #[doc = " AWS Trainium/Neuron target shape."]
             LinuxTrainium = "linuxTrainium" (js "linuxTrainium", fn linux_trainium):
                 None, os Linux, arch X86_64, accelerator Trainium, features [Neuron];
-            /// A first-party or lab-specific accelerator with its own capsule provider.
+            #[doc = " A first-party or lab-specific accelerator with its own capsule provider."]
             CustomChip = "customChip" (js "customChip", fn custom_chip):
                 OsArch, os Linux, arch Unknown, accelerator Custom, features [CustomChip];
-            /// A caller-supplied accelerator provider.
+            #[doc = " A caller-supplied accelerator provider."]
             External = "external" (js "external", fn external):
                 OsArch, os Unknown, arch Unknown, accelerator External, features [ExternalProvider];
         }

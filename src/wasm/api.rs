@@ -16,16 +16,28 @@ use crate::limits::Limits;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_ERROR: &str = r#"
-/** What every function throws for invalid input. */
-export interface BackendTargetsError extends Error {
-  name: "BackendTargetsError";
+/**
+ * The codes the package throws: every `ErrorCode` but `output` (the
+ * command's). `usage`: a call before `init()`; `io`: `init()` could not
+ * fetch the `.wasm`; `unsupported-platform`: a probe that could not be
+ * restarted, or a schema only the command serves; the others: invalid input.
+ */
+export type PackageErrorCode = Exclude<ErrorCode, "output">;
+
+/** What every function throws for invalid input (an `Error`; match it with `instanceof` or `isBackendTargetsError`). */
+export class BackendTargetsError extends Error {
+  private constructor();
+  readonly name: "BackendTargetsError";
   /** A stable kind: "unknown-field", "missing-field", "wrong-type", "unknown-variant", ... */
-  code: ErrorCode;
+  readonly code: PackageErrorCode;
   /** Where: a path such as "capsules[3].trustLevel"; "" for the whole value. */
-  path: string;
+  readonly path: string;
   /** For an unknown spelling: the valid spellings, in order. */
-  expected?: string[];
+  readonly expected?: string[];
 }
+
+/** Whether `value` is a `BackendTargetsError` (also one thrown by another copy of the package, or in another realm). */
+export function isBackendTargetsError(value: unknown): value is BackendTargetsError;
 "#;
 
 #[wasm_bindgen(start, private)]

@@ -123,6 +123,16 @@ const TS_PLAN_OPTIONS: &str = r#"
 export interface PlanOptions {
   limits?: Partial<Limits>;
 }
+
+/** A plan: one kernel per requested op (`ok: true`). */
+export type Planned = PlanResultFields & { ok: true; kernels: Kernel[] };
+/** No plan: why, per config tried (`ok: false`); no kernel, no winning config. */
+export type NotPlanned = PlanResultFields & { ok: false; kernels?: undefined; configIndex?: undefined; config?: undefined };
+/**
+ * The answer to a plan request, which narrows on `ok`:
+ * `if (result.ok) result.kernels.map(...)` compiles under `strict`.
+ */
+export type PlanResult = Planned | NotPlanned;
 "#;
 
 fn plan_options(options: &JsValue) -> Result<Limits, JsValue> {
@@ -205,7 +215,9 @@ pub fn schema(#[wasm_bindgen(unchecked_param_type = "WebSchemaName")] name: JsVa
 /// Test hook: fills memory as a large plan did, many blocks taken while
 /// one output vector grows, infallibly, until the allocator gives up at the
 /// module's 2 GiB cap: a clean trap (an allocation failure), never an
-/// out-of-bounds access. Not part of the API.
+/// out-of-bounds access. Not part of the API: built only with the
+/// `test-hooks` feature (the suites' pkg-test/).
+#[cfg(feature = "test-hooks")]
 #[wasm_bindgen(js_name = __exhaustMemoryForTesting)]
 pub fn exhaust_memory_for_testing() -> f64 {
     let mut blocks: Vec<Vec<u8>> = Vec::new();
@@ -221,7 +233,8 @@ pub fn exhaust_memory_for_testing() -> f64 {
 }
 
 /// Test hook: panics inside the instance, to prove the next call still
-/// answers. Not part of the API.
+/// answers. Not part of the API: built only with the `test-hooks` feature.
+#[cfg(feature = "test-hooks")]
 #[wasm_bindgen(js_name = __forcePanicForTesting)]
 pub fn force_panic_for_testing() {
     panic!("forced panic for testing");

@@ -255,7 +255,7 @@ pub async fn run_probe(options: &ProbeOptions) -> ProbeReport {
 /// `run_probe`, counting `timeoutMs` from `started` (`now_ms()` when the
 /// probe was asked for, or earlier for one started again: `probeStart`).
 async fn run_probe_from(options: &ProbeOptions, started: f64) -> ProbeReport {
-    let mut report = probe_once(options, started).await;
+    let mut report = probe_once(options, started).await.under(options);
     // Microseconds are all a timer in a browser resolves; the rounding also
     // keeps the figure exact when a report is read back (`resolve`).
     report.elapsed_ms = ((now_ms() - started) * 1000.0).round() / 1000.0;

@@ -126,8 +126,11 @@ const bytes = (value) => JSON.stringify(value) + '\n';
  * @param {() => object} getApi    the loaded API module (or a namespace-like object)
  * @param {{ wasmExport: string }} opts  the name the `wasm` preset is exported under
  */
-export function defineApiSuite(label, getApi, { wasmExport }) {
+export function defineApiSuite(label, getApi, { wasmExport, getTestApi }) {
   const api = () => getApi();
+  // The same entry over the suites' module with the test hooks (pkg-test/):
+  // recovery is proved there, on the code the package ships.
+  const testApi = () => getTestApi();
   const presetFn = (name) => {
     const fn = api()[name === 'wasm' ? wasmExport : name];
     assert.equal(typeof fn, 'function', `preset ${name} is exported`);
@@ -135,18 +138,19 @@ export function defineApiSuite(label, getApi, { wasmExport }) {
   };
   const sampleRequest = () => vectorText('requests/default-explained.json');
   const sampleGolden = () => golden('plan-default-explained');
-  /** The instance answers normally: a plan, a planJson and the presets, byte for byte. */
-  const answersNormally = (what) => {
-    assert.equal(bytes(api().plan(JSON.parse(sampleRequest()))), sampleGolden(), `${what}: plan(object)`);
-    assert.equal(api().planJson(sampleRequest()) + '\n', sampleGolden(), `${what}: planJson`);
-    assert.equal(bytes(api().presets()), golden('presets'), `${what}: presets()`);
-    assert.equal(bytes(api().linuxCuda({ enableLibTorch: true })), golden('target-linuxCuda-libtorch'), `${what}: linuxCuda`);
+  /** `on()`'s instance answers normally: a plan, a planJson and the presets, byte for byte. */
+  const answersNormallyOn = (on, what) => {
+    assert.equal(bytes(on().plan(JSON.parse(sampleRequest()))), sampleGolden(), `${what}: plan(object)`);
+    assert.equal(on().planJson(sampleRequest()) + '\n', sampleGolden(), `${what}: planJson`);
+    assert.equal(bytes(on().presets()), golden('presets'), `${what}: presets()`);
+    assert.equal(bytes(on().linuxCuda({ enableLibTorch: true })), golden('target-linuxCuda-libtorch'), `${what}: linuxCuda`);
   };
+  const answersNormally = (what) => answersNormallyOn(api, what);
 
   describe(label, () => {
     test('exports every function of the API, the wasm preset under its name', () => {
       const names = ['presets', 'devices', 'providers', 'declaredAvailability', 'parseTarget', 'plan',
-        'planJson', 'referenceCapsules', 'schema', 'initSync', 'default', '__forcePanicForTesting', '__exhaustMemoryForTesting'];
+        'planJson', 'referenceCapsules', 'schema', 'initSync', 'default', 'BackendTargetsError', 'isBackendTargetsError'];
       for (const name of [...names, ...PRESETS.map((p) => (p === 'wasm' ? wasmExport : p))]) {
         assert.equal(typeof api()[name], 'function', `${name} is exported as a function`);
       }
@@ -156,8 +160,41 @@ export function defineApiSuite(label, getApi, { wasmExport }) {
     test('exports nothing outside the documented API', () => {
       const documented = new Set(['presets', 'devices', 'providers', 'declaredAvailability', 'parseTarget', 'plan',
         'planJson', 'referenceCapsules', 'schema', 'detect', 'probe', 'resolve', 'initSync', 'default',
-        '__forcePanicForTesting', '__exhaustMemoryForTesting', 'wasm', 'wasmPreset', ...PRESETS]);
+        'BackendTargetsError', 'isBackendTargetsError', 'wasm', 'wasmPreset', ...PRESETS]);
       assert.deepEqual(Object.keys(api()).filter((name) => !documented.has(name)), []);
+      // The test hooks are in the suites' copy only.
+      for (const hook of ['__forcePanicForTesting', '__exhaustMemoryForTesting']) {
+        assert.equal(api()[hook], undefined, `the published entry has no ${hook}`);
+        assert.equal(typeof testApi()[hook], 'function', `pkg-test has ${hook}`);
+      }
+    });
+
+    test('what it throws is a BackendTargetsError: instanceof, the guard, and the fields', () => {
+      const { BackendTargetsError, isBackendTargetsError } = api();
+      const thrown = [];
+      for (const fn of [() => api().plan({ ops: ['matmull'] }), () => api().planJson('{'), () => api().linuxRocm({ os: 'linux' }),
+        () => api().schema('Nope'), () => api().plan({ ops: ['add'] }, { limits: { ops: -1 } })]) {
+        try {
+          fn();
+        } catch (error) {
+          thrown.push(error);
+        }
+      }
+      assert.equal(thrown.length, 5);
+      for (const error of thrown) {
+        assert.ok(error instanceof BackendTargetsError, `${error.message}: instanceof`);
+        assert.ok(error instanceof Error);
+        assert.ok(isBackendTargetsError(error));
+        assert.equal(error.name, 'BackendTargetsError');
+        assert.equal(typeof error.code, 'string');
+      }
+      assert.equal(BackendTargetsError.name, 'BackendTargetsError');
+      // The guard also knows one from elsewhere (another copy, another realm) by its fields.
+      const foreign = Object.assign(new Error('[wrong-type] at x: y'), { name: 'BackendTargetsError', code: 'wrong-type', path: 'x' });
+      assert.ok(isBackendTargetsError(foreign) && !(foreign instanceof BackendTargetsError));
+      for (const other of [new Error('x'), { name: 'BackendTargetsError', code: 'x' }, null, 'BackendTargetsError']) {
+        assert.equal(isBackendTargetsError(other), false, String(other));
+      }
     });
 
     describe('presets', () => {
@@ -546,38 +583,38 @@ export function defineApiSuite(label, getApi, { wasmExport }) {
 
       test('after __forcePanicForTesting() (a WebAssembly.RuntimeError), the next calls answer correctly', () => {
         for (let i = 0; i < 5; i++) {
-          assert.throws(() => api().__forcePanicForTesting(), WebAssembly.RuntimeError, `panic ${i}`);
+          assert.throws(() => testApi().__forcePanicForTesting(), WebAssembly.RuntimeError, `panic ${i}`);
           // The first call after the panic takes its arguments as a JS value.
-          assert.equal(bytes(api().plan(JSON.parse(sampleRequest()))), sampleGolden(), `after panic ${i}: plan`);
-          answersNormally(`after panic ${i}`);
+          assert.equal(bytes(testApi().plan(JSON.parse(sampleRequest()))), sampleGolden(), `after panic ${i}: plan`);
+          answersNormallyOn(testApi, `after panic ${i}`);
         }
         // Two panics in a row, then an error, then a panic, then answers.
-        assert.throws(() => api().__forcePanicForTesting(), WebAssembly.RuntimeError);
-        assert.throws(() => api().__forcePanicForTesting(), WebAssembly.RuntimeError);
-        throwsCode(() => api().plan({ ops: ['matMul'] }), 'unknown-variant', 'ops[0]', 'error after panics');
-        assert.throws(() => api().__forcePanicForTesting(), WebAssembly.RuntimeError);
-        throwsCode(() => api().linuxRocm({ os: 'linux' }), 'unsupported-option', 'os', 'error after panic');
-        answersNormally('after panics and errors');
+        assert.throws(() => testApi().__forcePanicForTesting(), WebAssembly.RuntimeError);
+        assert.throws(() => testApi().__forcePanicForTesting(), WebAssembly.RuntimeError);
+        throwsCode(() => testApi().plan({ ops: ['matMul'] }), 'unknown-variant', 'ops[0]', 'error after panics');
+        assert.throws(() => testApi().__forcePanicForTesting(), WebAssembly.RuntimeError);
+        throwsCode(() => testApi().linuxRocm({ os: 'linux' }), 'unsupported-option', 'os', 'error after panic');
+        answersNormallyOn(testApi, 'after panics and errors');
       });
 
       test('the first call after a panic, whatever its kind, answers (presets, preset, schema)', () => {
         const firsts = [
-          () => assert.equal(bytes(api().presets()), golden('presets')),
-          () => assert.equal(bytes(api().linuxCpu({ arch: 'wasm32' })), golden('target-linuxCpu-arch')),
-          () => assert.deepEqual(api().schema('Target'), JSON.parse(golden('schema-Target'))),
-          () => assert.equal(api().referenceCapsules().length, 68),
-          () => assert.deepEqual(api().devices(presetFn('wasm')()), ['cpu', 'wasm']),
+          () => assert.equal(bytes(testApi().presets()), golden('presets')),
+          () => assert.equal(bytes(testApi().linuxCpu({ arch: 'wasm32' })), golden('target-linuxCpu-arch')),
+          () => assert.deepEqual(testApi().schema('Target'), JSON.parse(golden('schema-Target'))),
+          () => assert.equal(testApi().referenceCapsules().length, 68),
+          () => assert.deepEqual(testApi().devices(presetFn('wasm')()), ['cpu', 'wasm']),
         ];
         for (const first of firsts) {
-          assert.throws(() => api().__forcePanicForTesting(), WebAssembly.RuntimeError);
+          assert.throws(() => testApi().__forcePanicForTesting(), WebAssembly.RuntimeError);
           first();
         }
       });
 
       test('planJson as the first call after a panic answers', () => {
         for (let i = 0; i < 3; i++) {
-          assert.throws(() => api().__forcePanicForTesting(), WebAssembly.RuntimeError);
-          assert.equal(api().planJson(sampleRequest()) + '\n', sampleGolden(), `planJson right after panic ${i}`);
+          assert.throws(() => testApi().__forcePanicForTesting(), WebAssembly.RuntimeError);
+          assert.equal(testApi().planJson(sampleRequest()) + '\n', sampleGolden(), `planJson right after panic ${i}`);
         }
       });
 

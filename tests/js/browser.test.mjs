@@ -25,7 +25,7 @@
 // never answers, one that throws) are simulated in tests/probe_browser.rs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withChromium as withBrowser } from './chromium.mjs';
 import { ROOT } from './common.mjs';
@@ -285,6 +285,44 @@ test('Chromium with --enable-unsafe-webgpu: SwiftShader answers, webGpu is kept'
       assert.equal(report.available, true);
       assert.equal(report.deviceVerified, true);
       assert.equal(report.adapter.info.architecture, 'swiftshader');
+    });
+
+    await t.test('allowFallbackAdapter: false refuses SwiftShader (fallback-adapter), the default keeps it', async () => {
+      const out = await demo.page.evaluate(async () => {
+        const m = await import('/pkg/index.js');
+        await m.default();
+        const refused = await m.detect({ allowFallbackAdapter: false });
+        const report = await m.probe({ allowFallbackAdapter: false });
+        const kept = await m.detect({ allowFallbackAdapter: true });
+        const byDefault = await m.detect();
+        const d = await import('/pkg/detect.js');
+        const detectOnly = await d.detect({ allowFallbackAdapter: false });
+        return { refused, report, kept, byDefault, detectOnly };
+      });
+      assert.deepEqual(out.refused.changes.map(({ action, reason }) => ({ action, reason })),
+        [{ action: 'dropped', reason: 'fallback-adapter' }]);
+      assert.match(out.refused.changes[0].detail, /swiftshader: a software adapter, refused \(allowFallbackAdapter: false\)/);
+      assert.ok(!out.refused.availability.providers.includes('webGpu'));
+      assert.equal(out.refused.availability.webGpu, undefined);
+      assert.equal(out.report.available, false);
+      assert.equal(out.report.reason, 'fallback-adapter');
+      assert.equal(out.report.adapter.isFallbackAdapter, true, 'the adapter is still reported');
+      assert.equal(out.detectOnly.changes[0].reason, 'fallback-adapter');
+      for (const kept of [out.kept, out.byDefault]) {
+        assert.equal(kept.changes[0].reason, 'adapter-available');
+        assert.ok(kept.availability.providers.includes('webGpu'));
+      }
+    });
+
+    await t.test('the root README\'s snippet decides wasm on a software adapter', async () => {
+      // The README's lines, as written, up to the runtime's import.
+      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+      const snippet = readme.slice(readme.indexOf('```js\n') + 6, readme.indexOf('const ort = await import'));
+      const body = snippet.replace("import init, { detect } from 'backend-targets';", "const { default: init, detect } = await import('/pkg/index.js');")
+        .replace('console.log(ep, changes[0].reason);', 'return [ep, changes[0].reason];');
+      assert.notEqual(body, snippet, 'the snippet imports the package');
+      const answer = await demo.page.evaluate(`(async () => { ${body} })()`);
+      assert.deepEqual(answer, ['wasm', 'fallback-adapter']);
     });
 
     await t.test('the demo planner shows the gating', async () => {

@@ -50,6 +50,18 @@ after(() => {
 });
 
 describe('consumer of the npm tarball', () => {
+  test('the package ships both licence texts, and its types carry no test hook and no stray r"', () => {
+    const installed = join(dir, 'node_modules', 'backend-targets');
+    const files = readdirSync(installed);
+    for (const file of ['LICENSE', 'LICENSE-APACHE', 'README.md']) assert.ok(files.includes(file), file);
+    assert.match(readFileSync(join(installed, 'LICENSE'), 'utf8'), /MIT License/);
+    assert.match(readFileSync(join(installed, 'LICENSE-APACHE'), 'utf8'), /Apache License\s+Version 2\.0/);
+    const types = readFileSync(join(installed, 'backend_targets.d.ts'), 'utf8');
+    assert.doesNotMatch(types, /\* r"/, 'a raw-string doc comment reached the .d.ts');
+    assert.match(types, /export type PlanResult = Planned \| NotPlanned;/);
+    assert.match(types, /export class BackendTargetsError extends Error/);
+  });
+
   test('the tarball installs the package files and nothing else', () => {
     const installed = join(dir, 'node_modules', 'backend-targets');
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
@@ -98,9 +110,11 @@ console.log(JSON.stringify(out));
   describe('TypeScript (tests/js devDependency, strict)', () => {
     before(() => {
       write('good.ts', `
-import { declaredAvailability, linuxCpu, linuxCuda, linuxRocm, plan, planJson, presets, wasm } from 'backend-targets';
-import type { BackendTargetsError, Device, ErrorCode, NamedPreset, PlanRequest, PlanResult, Target } from 'backend-targets';
-import { detect as detectOnly } from 'backend-targets/detect';
+import {
+  BackendTargetsError, declaredAvailability, isBackendTargetsError, linuxCpu, linuxCuda, linuxRocm, plan, planJson, presets, wasm,
+} from 'backend-targets';
+import type { Device, Kernel, NamedPreset, PackageErrorCode, PlanRequest, PlanResult, Target } from 'backend-targets';
+import { detect as detectOnly, isBackendTargetsError as isError } from 'backend-targets/detect';
 import type { Resolution } from 'backend-targets/detect';
 
 const all: NamedPreset[] = presets();
@@ -116,20 +130,31 @@ const request: PlanRequest = {
 };
 const result: PlanResult = plan(request);
 const text: string = planJson(JSON.stringify(request));
+// \`ok\` narrows: kernels are there on success (the package README's lines).
 if (result.ok) {
-  for (const k of result.kernels ?? []) {
+  const every: boolean = result.kernels.every((k: Kernel) => k.provider === 'webGpu');
+  for (const k of result.kernels) {
     const device: Device = k.device;
-    console.log(device, k.capsule, all.length, text.length, devices);
+    console.log(device, k.capsule, all.length, text.length, devices, every);
   }
+} else {
+  // ...and not on failure.
+  // @ts-expect-error no kernels without a plan
+  result.kernels.length;
+  console.log(result.attempts.length);
 }
+const ep = result.ok && result.kernels.every((k) => k.provider === 'webGpu') ? 'webgpu' : 'wasm';
 try {
   plan({ ops: ['matmul'], target: { os: 'linux' } });
-} catch (e) {
-  const err = e as BackendTargetsError;
-  const code: ErrorCode = err.code;
-  const where: string = err.path;
-  const expected: string[] | undefined = err.expected;
-  if (code === 'unknown-variant') console.log(where, expected, err.message);
+} catch (e: unknown) {
+  // A class to match with instanceof, and a guard: no cast.
+  if (e instanceof BackendTargetsError) {
+    const code: PackageErrorCode = e.code;
+    const where: string = e.path;
+    const expected: string[] | undefined = e.expected;
+    if (code === 'unknown-variant') console.log(where, expected, e.message, ep);
+  }
+  if (isBackendTargetsError(e) || isError(e)) console.log(e.code, e.path);
 }
 const decided: Promise<Resolution> = detectOnly({ timeoutMs: 500 });
 decided.then((r) => console.log(r.availability.providers, r.probe.reason));

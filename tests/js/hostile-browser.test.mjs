@@ -153,7 +153,8 @@ test('finding 4: a huge adapter.info string is cut, and detect() answers', async
 
 test('finding 5: a probe in flight when another call panics settles, within its timeoutMs', async () => {
   const body = async () => {
-    const m = await import('/pkg/index.js');
+    // The suites' copy of the package, whose module has the test hooks.
+    const m = await import('/pkg-test/index.js');
     await m.default();
     const started = performance.now();
     const waiting = [m.detect({ timeoutMs: 3000 }), m.probe({ timeoutMs: 3000 })];

@@ -2,7 +2,10 @@
 // then ONNX Runtime Web (npm onnxruntime-web, served from this origin through
 // www/onnx/ort) runs a tiny model (www/onnx/tiny.onnx: y = Relu(x · W + b)) on
 // the execution provider the plan chose. In headless Chromium:
-//   --enable-unsafe-webgpu   SwiftShader answers: the plan picks webGpu, ORT runs on 'webgpu'
+//   --enable-unsafe-webgpu   SwiftShader answers, a software adapter: the recipe's
+//                            allowFallbackAdapter: false drops webGpu (fallback-adapter),
+//                            ORT runs on 'wasm'; with ?allowFallbackAdapter=true the plan
+//                            picks webGpu and ORT runs on 'webgpu'
 //   default flags            no adapter: the plan falls back to cpu, ORT runs on 'wasm'
 // The output is checked against the same arithmetic done here, in float64.
 import { after, before, test } from 'node:test';
@@ -30,7 +33,7 @@ after(async () => {
   await server?.close();
 });
 
-async function runExample(context) {
+async function runExample(context, query = '') {
   const page = context.pages()[0] ?? (await context.newPage());
   const problems = [];
   const requested = [];
@@ -44,13 +47,14 @@ async function runExample(context) {
     if (!url.startsWith(`${server.origin}/`) && !url.startsWith('data:')) problems.push(`request outside the origin: ${url}`);
     requested.push(new URL(url).pathname);
   });
-  await page.goto(`${server.origin}/www/onnx/`);
+  await page.goto(`${server.origin}/www/onnx/${query}`);
   await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60_000 });
   const state = await page.evaluate(() => ({
     ready: document.body.dataset.ready,
     status: document.getElementById('status').textContent,
     output: document.getElementById('output').textContent,
     plan: document.getElementById('plan').textContent,
+    reason: document.body.dataset.reason,
   }));
   assert.equal(state.ready, 'true', `${state.status}; ${problems.join('; ')}`);
   assert.deepEqual(problems, []);
@@ -64,9 +68,22 @@ function assertOutput(result) {
   assert.equal(EXPECTED[1], 0, 'the input exercises Relu');
 }
 
-test('SwiftShader: the plan picks webGpu and ONNX Runtime Web runs the model on webgpu', async () => {
+test('SwiftShader, as the recipe runs it (allowFallbackAdapter: false): the software adapter is refused, ORT runs on wasm', async () => {
   await withChromium(['--enable-unsafe-webgpu'], async (context) => {
     const run = await runExample(context);
+    assert.equal(run.reason, 'fallback-adapter');
+    assert.equal(run.result.executionProvider, 'wasm');
+    assert.match(run.plan, /config #1 won/);
+    assertOutput(run.result);
+    assert.ok(run.requested.includes('/www/onnx/ort/ort.wasm.min.mjs'));
+    assert.ok(!run.requested.includes('/www/onnx/ort/ort.webgpu.min.mjs'), 'only the chosen build is fetched');
+  });
+});
+
+test('SwiftShader with ?allowFallbackAdapter=true: the plan picks webGpu and ONNX Runtime Web runs the model on webgpu', async () => {
+  await withChromium(['--enable-unsafe-webgpu'], async (context) => {
+    const run = await runExample(context, '?allowFallbackAdapter=true');
+    assert.equal(run.reason, 'adapter-available');
     assert.equal(run.result.executionProvider, 'webgpu');
     assert.match(run.plan, /config #0 won/);
     assertOutput(run.result);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './common.mjs';
 import { defineApiSuite } from './api-cases.mjs';
+import { serve } from './static-server.mjs';
 
 const PKG = process.env.BACKEND_TARGETS_PKG ?? join(ROOT, 'pkg');
 const source = readFileSync(join(PKG, 'index.js'), 'utf8');
@@ -26,7 +27,7 @@ test('before init, calls fail; initSync({ module }) initialises once', async () 
   // detect reject rather than throw.
   const first = /^\[usage\] at \(top level\): call init\(\) first/;
   for (const [name, fn] of Object.entries(index)) {
-    if (typeof fn !== 'function' || ['default', 'initSync', 'probe', 'detect'].includes(name)) continue;
+    if (typeof fn !== 'function' || ['default', 'initSync', 'probe', 'detect', 'BackendTargetsError', 'isBackendTargetsError'].includes(name)) continue;
     assert.throws(() => fn({}), (e) => e.name === 'BackendTargetsError' && e.code === 'usage' && first.test(e.message), name);
   }
   for (const name of ['probe', 'detect']) {
@@ -41,12 +42,37 @@ test('before init, calls fail; initSync({ module }) initialises once', async () 
   assert.equal(index.presets().length, 13);
 });
 
+test('init() that cannot fetch the .wasm names its URL and why (esbuild, which copies no .wasm, gave "HTTP status code is not ok")', async () => {
+  const server = await serve(ROOT);
+  try {
+    const missing = `${server.origin}/dist/not-there_bg.wasm`;
+    const fresh = await import(`${pathToFileURL(join(PKG, 'index.js')).href}?fetch-404`);
+    await assert.rejects(fresh.default(missing), (e) => {
+      assert.ok(e instanceof fresh.BackendTargetsError, e.stack);
+      assert.equal(e.code, 'io');
+      assert.ok(e.message.includes(`could not fetch the module's .wasm from ${missing}: HTTP 404`), e.message);
+      assert.match(e.message, /see the package README, "Bundlers"/);
+      return true;
+    });
+    const unreachable = 'http://127.0.0.1:9/backend_targets_bg.wasm';
+    await assert.rejects(fresh.default(new URL(unreachable)), (e) => e.code === 'io' && e.message.includes(unreachable));
+    // After those failures, the right module instantiates.
+    await fresh.default(`${server.origin}/pkg/backend_targets_bg.wasm`);
+    assert.equal(fresh.presets().length, 13);
+  } finally {
+    await server.close();
+  }
+});
+
 test('the wasm preset is exported as `wasm` (its seed name) and as wasm-bindgen’s `wasmPreset`', () => {
   assert.equal(index.wasm, index.wasmPreset);
   assert.deepEqual(index.wasm(), { os: 'wasi', arch: 'wasm32', accelerator: 'wasm', features: ['webGpu'] });
 });
 
-defineApiSuite('browser entry (pkg/index.js, initSync)', () => index, { wasmExport: 'wasmPreset' });
+// The suites' copy with the test hooks, instantiated the same way.
+const testIndex = await import(pathToFileURL(join(ROOT, 'pkg-test', 'index.js')).href);
+testIndex.initSync({ module: readFileSync(join(ROOT, 'pkg-test', 'backend_targets_bg.wasm')) });
+defineApiSuite('browser entry (pkg/index.js, initSync)', () => index, { wasmExport: 'wasmPreset', getTestApi: () => testIndex });
 
 // Issue 23: a failed init left the glue holding the wrong module, and a later
 // correct init was ignored. Each case loads the entry afresh.

@@ -13,6 +13,8 @@ import { defineApiSuite } from './api-cases.mjs';
 
 const PKG = process.env.BACKEND_TARGETS_PKG ?? join(ROOT, 'pkg');
 const api = await import(pathToFileURL(join(PKG, 'node.js')).href);
+// The suites' copy with the test hooks (scripts/build.sh): recovery is proved there.
+const testApi = await import(pathToFileURL(join(ROOT, 'pkg-test', 'node.js')).href);
 const index = await import(pathToFileURL(join(PKG, 'index.js')).href);
 
 test('pkg/node.js needs no init call and re-exports the browser entry, `wasm` for `wasmPreset`', () => {
@@ -79,6 +81,18 @@ test('the stated Node floor: engines says >=20, this suite runs on it or later, 
   }
 });
 
+test('an uncaught error in Node reports its message, not the minified source line (was 19 KB)', () => {
+  const script = `import { plan } from ${JSON.stringify(pathToFileURL(join(PKG, 'node.js')).href)};\nplan({ ops: ['matmull'] });\n`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script]);
+  assert.notEqual(r.status, 0);
+  const report = r.stderr.toString();
+  assert.ok(report.length < 4096, `${report.length} bytes: ${report.slice(0, 300)}`);
+  const lines = report.split('\n');
+  assert.ok(lines.every((line) => line.length < 300), 'no minified line');
+  const at = lines.findIndex((line) => line.startsWith('BackendTargetsError: [unknown-variant] at ops[0]: unknown spelling "matmull": did you mean "matmul"?'));
+  assert.ok(at >= 0 && at < 6, report);
+});
+
 test('the package.json exports map sends Node to node.js and everything else to index.js', () => {
   const manifest = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
   assert.equal(manifest.type, 'module');
@@ -105,4 +119,4 @@ test('backend-targets/detect: Node gets detect-node.js, which answers as the ful
   assert.deepEqual(resolution.effective.features, []);
 });
 
-defineApiSuite('node entry (pkg/node.js)', () => api, { wasmExport: 'wasm' });
+defineApiSuite('node entry (pkg/node.js)', () => api, { wasmExport: 'wasm', getTestApi: () => testApi });

@@ -18,14 +18,24 @@ const CONFIGS = [
   { device: 'cpu', vjpMode: 'none' },
 ];
 export const INPUT = [2, 1, 1, 1];
+/**
+ * A software (fallback) adapter runs WebGPU kernels on the CPU, far slower
+ * than ONNX Runtime's wasm ones (about 60× for a small MLP, measured): the
+ * recipe refuses it. `?allowFallbackAdapter=true` shows the other choice.
+ */
+const ALLOW_FALLBACK = new URLSearchParams(location.search).get('allowFallbackAdapter') === 'true';
 
 async function main() {
   await init();
-  const { availability } = await detect();
+  const { availability, changes } = await detect({ allowFallbackAdapter: ALLOW_FALLBACK });
   const result = plan({ ops: OPS, configs: CONFIGS, capsules: CAPSULES, availability, mode: 'wholePlan' });
   if (!result.ok) throw new Error('no config serves every op');
   const ep = result.kernels.every((k) => k.provider === 'webGpu') ? 'webgpu' : 'wasm';
+  const other = ALLOW_FALLBACK ? '?allowFallbackAdapter=false' : '?allowFallbackAdapter=true';
   $('plan').replaceChildren(
+    h('p', null, 'detect({ allowFallbackAdapter: ', code(String(ALLOW_FALLBACK)), ' }): webGpu ',
+      chip(changes[0].action, changes[0].action), ' ', code(changes[0].reason), ' — ', changes[0].detail, ' ',
+      h('a', { href: other }, `(try allowFallbackAdapter: ${!ALLOW_FALLBACK})`)),
     h('p', null, `config #${result.configIndex} won → execution provider `, code(ep)),
     h('div', { class: 'table-wrap' }, table(['op', 'capsule', 'provider', 'device'], result.kernels.map((k) =>
       h('tr', null, h('td', null, code(k.op)), h('td', null, code(k.capsule)), h('td', null, chip(k.provider, 'provider')),
@@ -43,6 +53,7 @@ async function main() {
   $('output').textContent = JSON.stringify({ executionProvider: ep, dims: y.dims, y: Array.from(y.data) });
   $('status').replaceChildren('Ran on ', code(ep), '.');
   document.body.dataset.ep = ep;
+  document.body.dataset.reason = changes[0].reason;
   document.body.dataset.ready = 'true';
 }
 
