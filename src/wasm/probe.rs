@@ -39,6 +39,7 @@ use crate::probe::{
     AdapterInfo, AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report,
 };
 use crate::target::Target;
+use crate::webgpu::LimitMap;
 
 fn get(object: &JsValue, key: &str) -> JsValue {
     Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
@@ -256,10 +257,13 @@ fn adapter_report(adapter: &JsValue) -> Result<AdapterReport, String> {
         info: AdapterInfo { vendor: text(0), architecture: text(1), device: text(2), description: text(3) },
         is_fallback_adapter: flat.get(4).is_truthy(),
         features: (6..6 + features).map(text).collect(),
-        limits: (6 + features..flat.length())
-            .step_by(2)
-            .map(|i| (text(i), flat.get(i + 1).as_f64().unwrap_or_default() as u64))
-            .collect(),
+        limits: LimitMap::from_sorted(
+            (6 + features..flat.length())
+                .step_by(2)
+                .map(|i| (text(i), flat.get(i + 1).as_f64().unwrap_or_default() as u64))
+                .collect(),
+        )
+        .ok_or("its limits are not listed in name order")?,
     })
 }
 

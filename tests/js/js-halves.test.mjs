@@ -200,8 +200,16 @@ describe('probe.js: readAdapter', () => {
     const limits = Object.assign(new FakeLimits(), { ownLimit: 7 });
     assert.deepEqual(probe.adapterFields(fakeAdapter({ limits, features: ['b', 'a'] }), 1024, 1024, 1024), [
       'acme', 'rocket', '', 'a test adapter', true, 2, 'a', 'b',
-      'ownLimit', 7, 'maxBindGroups', 4, 'maxBufferSize', 268435456, 'minUniformBufferOffsetAlignment', 256,
+      'maxBindGroups', 4, 'maxBufferSize', 268435456, 'minUniformBufferOffsetAlignment', 256, 'ownLimit', 7,
     ]);
+    // Limits in UTF-8 byte order, the core's: not UTF-16's, where a pair sorts
+    // before U+FF01; and a name that JS objects would list first ("10") in place.
+    const names = ['\uff01', '\u{1F600}', 'Z', 'a', '10', 'a\u0301', ''];
+    const read = probe.adapterFields(fakeAdapter({ features: [], limits: Object.fromEntries(names.map((n, i) => [n, i])) }));
+    const sorted = read.slice(6).filter((_, i) => i % 2 === 0);
+    const utf8 = [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    assert.deepEqual(sorted, utf8);
+    assert.deepEqual(sorted, ['', '10', 'Z', 'a', 'a\u0301', '\uff01', '\u{1F600}']);
     assert.deepEqual(probe.adapterFields(fakeAdapter({ info: {}, features: [], limits: {} })), ['', '', '', '', false, 0]);
     assert.throws(() => probe.adapterFields(42), (e) => e.message === 'it is 42, not an object');
   });
