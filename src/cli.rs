@@ -10,6 +10,10 @@
 //! line on stderr), 141 stdout was closed by its reader (quietly, as a tool
 //! killed by SIGPIPE ends; 13 under WASI, whose exit statuses stop at 125).
 
+// The WASI command's allocator, and the C library's over it.
+#[cfg(all(target_os = "wasi", target_env = "p1"))]
+mod wasi_alloc;
+
 use std::ffi::OsString;
 use std::io::{Read, Write};
 
