@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROOT, VECTORS, WASI_MODULE, cliCases, malformedCases } from './common.mjs';
+import { NATIVE_BIN, ROOT, VECTORS, WASI_MODULE, cliCases, malformedCases } from './common.mjs';
 
 const RUNNER = fileURLToPath(new URL('./node-wasi-runner.mjs', import.meta.url));
 
@@ -54,6 +54,10 @@ for (const [runtime, run] of Object.entries(runtimes)) {
       assert.equal(out.status, 2, `${m.name}: status ${out.status} (134 would be a trap)`);
       assert.equal(out.stdout.length, 0, m.name);
       assert.ok(out.stderr.includes(`error [${m.code}] at ${where}: `), `${m.name}: ${out.stderr}`);
+      // Word for word as the native command says it (the WASI build's
+      // serde_json has no `std` feature: it reads a `str`, as the native one does).
+      const native = spawnSync(NATIVE_BIN, ['plan'], { input: Buffer.from(m.input, 'utf8') });
+      assert.equal(out.stderr, native.stderr.toString('utf8'), m.name);
     }
   });
 }
