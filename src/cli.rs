@@ -159,6 +159,7 @@ Exit status: 0 planned, 1 not plannable (the explanation is printed), 2 invalid 
 }
 
 /// `probe --help`, with the reason codes from their table.
+#[cfg(not(target_family = "wasm"))]
 fn probe_help() -> String {
     format!(
         "\
@@ -180,6 +181,22 @@ Exit status: 0 probed (whatever was dropped), 2 invalid input or usage, or under
 ",
         joined(crate::host::NativeReason::SPELLINGS, ", ")
     )
+}
+
+/// `probe --help` in a WASI module, which refuses the command: what it does
+/// natively, in a line, and why not here (the native help and its table of
+/// reasons are no part of the module).
+#[cfg(target_family = "wasm")]
+fn probe_help() -> String {
+    "\
+Usage: backend-targets probe <PRESET> [PRESET OPTIONS] [--timeout-ms N] [--pretty]
+       backend-targets probe - [--timeout-ms N] [--pretty]     (reads a Target from stdin)
+
+Probes this host for the target's accelerator and features: in the native command
+only (`backend-targets probe --help` there says how). A WASI module cannot see the
+host's hardware, and refuses it: exit status 2, error unsupported-platform.
+"
+    .to_string()
 }
 
 /// `schema --help`, with the names from their table.

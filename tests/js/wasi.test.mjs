@@ -62,6 +62,16 @@ for (const [runtime, run] of Object.entries(runtimes)) {
   });
 }
 
+test('wasmtime: probe --help says that a WASI module refuses probe (its native help is no part of the module)', () => {
+  const out = runWasmtime(['probe', '--help'], Buffer.alloc(0));
+  assert.equal(out.status, 0, out.stderr);
+  const help = out.stdout.toString('utf8');
+  assert.match(help, /^Usage: backend-targets probe <PRESET>/);
+  assert.match(help, /A WASI module cannot see the\nhost's hardware, and refuses it: exit status 2, error unsupported-platform\.\n$/);
+  const native = spawnSync(NATIVE_BIN, ['probe', '--help']).stdout.toString('utf8');
+  assert.ok(native.includes('Reasons: device-available'), 'the native help lists the reasons');
+});
+
 test('wasmtime runs the plain .wasm from stdin with no --dir and no environment', () => {
   const request = readFileSync(join(VECTORS, 'requests', 'default-explained.json'));
   const r = spawnSync('wasmtime', ['run', WASI_MODULE, 'plan'], { input: request });
