@@ -181,27 +181,13 @@ fn check_capsule(capsule: &KernelCapsule, limits: &Limits) -> Result<()> {
     limits.check_name("name", &capsule.name)?;
     if let Some(requires) = &capsule.requires {
         limits.check_webgpu("requires", &requires.features, requires.limits.keys())?;
-        reject_repeated_names(&requires.features, "requires.features")?;
-        crate::webgpu::check_limit_values(&requires.limits, "requires")?;
+        requires.validate("requires")?;
     }
     Ok(())
 }
 
 fn conflict(field: &str, other: &str) -> Error {
     Error::new(ErrorCode::ConflictingFields, field, format!("give `{other}` or `{field}`, not both"))
-}
-
-/// Fails on the first name that repeats an earlier one (n log n: the lists
-/// may hold thousands of names).
-pub(crate) fn reject_repeated_names(names: &[String], path: &str) -> Result<()> {
-    match crate::error::first_repeat(names.iter().map(String::as_str)) {
-        None => Ok(()),
-        Some(index) => Err(Error::new(
-            ErrorCode::DuplicateValue,
-            format!("{path}[{index}]"),
-            format!("{} is listed twice", crate::json::quoted_short(&names[index])),
-        )),
-    }
 }
 
 /// Validates and plans a request under the default limits. `Err` only for
