@@ -12,6 +12,7 @@ use crate::vocab::spelled_enum;
 
 spelled_enum! {
     /// Stable, machine-matchable kinds of invalid input.
+    #[non_exhaustive]
     pub enum ErrorCode {
         /// The text is not JSON (or has trailing characters).
         InvalidJson = "invalid-json",

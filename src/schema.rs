@@ -62,6 +62,7 @@ impl SchemaName {
     /// as the pretty `schemas/defs.json` (with a trailing newline).
     #[cfg(feature = "schema")]
     pub fn generate_definitions() -> String {
+        use crate::probe::native::{NativeResolution, ProbedPlanResult};
         use crate::*;
         let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
         generator.subschema_for::<Target>();

@@ -33,7 +33,9 @@ use wasm_bindgen_futures::{JsFuture, future_to_promise};
 use super::api::{js_error, json_text, to_js};
 use crate::json::{from_json, to_json};
 use crate::limits::Limits;
-use crate::probe::{AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report};
+use crate::probe::web::{
+    AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report,
+};
 use crate::target::Target;
 
 fn get(object: &JsValue, key: &str) -> JsValue {
