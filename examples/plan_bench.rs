@@ -1,6 +1,6 @@
 //! Planner timing for the benchmark table (`bench/run.mjs`), built natively
 //! and for `wasm32-wasip1`: reads one plan request from stdin and runs the
-//! text-in/text-out planner (`plan_request_json`: parse, plan, serialize)
+//! text-in/text-out planner (`plan_json`: parse, plan, serialize)
 //! once untimed, then ITERATIONS times, and prints one JSON line: the median,
 //! min and max, and every run's time in order.
 //!
@@ -14,11 +14,11 @@ fn main() {
     std::io::stdin().read_to_string(&mut text).expect("read stdin");
     let mut times = Vec::with_capacity(iterations);
     // One untimed plan first: the first touches cold caches and fresh pages.
-    let (_, warm) = backend_targets::plan_request_json(&text).expect("a valid request");
+    let (_, warm) = backend_targets::plan_json(&text, &backend_targets::Limits::DEFAULT).expect("a valid request");
     let mut bytes = warm.len();
     for _ in 0..iterations {
         let start = Instant::now();
-        let (_, json) = backend_targets::plan_request_json(&text).expect("a valid request");
+        let (_, json) = backend_targets::plan_json(&text, &backend_targets::Limits::DEFAULT).expect("a valid request");
         times.push(start.elapsed().as_secs_f64() * 1e6);
         bytes = json.len();
     }

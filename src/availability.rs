@@ -48,12 +48,11 @@ impl Availability {
 
     /// Checks what serde cannot: no device or provider is repeated.
     pub fn validate(&self, path: &str) -> Result<()> {
-        reject_repeats(&self.devices, &join_path(path, "devices"))?;
-        reject_repeats(&self.providers, &join_path(path, "providers"))?;
-        if let Some(capabilities) = &self.web_gpu {
-            crate::request::reject_repeated_names(&capabilities.features, &join_path(path, "webGpu.features"))?;
-            crate::webgpu::check_limit_values(&capabilities.limits, &join_path(path, "webGpu"))?;
+        reject_repeats(self.devices.iter().map(|d| d.as_str()), &join_path(path, "devices"))?;
+        reject_repeats(self.providers.iter().map(|p| p.as_str()), &join_path(path, "providers"))?;
+        match &self.web_gpu {
+            Some(capabilities) => capabilities.validate(&join_path(path, "webGpu")),
+            None => Ok(()),
         }
-        Ok(())
     }
 }

@@ -21,12 +21,12 @@ use lexopt::prelude::*;
 
 use crate::capsule::reference_capsules;
 use crate::error::{Error, ErrorCode, joined};
-use crate::host::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
 use crate::json::{to_json, to_json_pretty};
 use crate::limits::Limits;
-use crate::request::{parse_plan_request_with, parse_target};
+use crate::probe::native::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
 use crate::schema::SchemaName;
 use crate::target::{Preset, PresetOptions, Target, presets};
+use crate::text::{parse_plan_request, parse_target};
 use crate::vocab::{Architecture, OperatingSystem};
 
 /// Exit status: done, or planned.
@@ -179,7 +179,7 @@ Reasons: {}
 Exit status: 0 probed (whatever was dropped), 2 invalid input or usage, or under WASI
 (a WASI module cannot see the host's hardware).
 ",
-        joined(crate::host::NativeReason::SPELLINGS, ", ")
+        joined(crate::probe::native::NativeReason::SPELLINGS, ", ")
     )
 }
 
@@ -790,7 +790,7 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -
             read_all(&mut handle, limits.request_bytes, "--request")?
         }
     };
-    let mut request = parse_plan_request_with(&text, &limits)?;
+    let mut request = parse_plan_request(&text, &limits)?;
     if !probe {
         let result = request.run();
         let status = if result.ok { EXIT_OK } else { EXIT_NOT_PLANNABLE };

@@ -65,3 +65,13 @@ impl Default for ExecutionConfig {
         }
     }
 }
+
+impl BackendPreference {
+    /// `only(p)`'s provider; `None` for `auto` and `prefer(p)`.
+    pub(crate) fn only_provider(self) -> Option<Provider> {
+        match self {
+            Self::Only(provider) => Some(provider),
+            _ => None,
+        }
+    }
+}

@@ -1,9 +1,10 @@
 //! Errors as data: a stable code, the path of the offending value, a sentence,
-//! and (for a bad spelling) the valid spellings. Every edge (Rust, JS, the
-//! command line) reports these same fields. Also the checks for a value
-//! listed twice (`reject_repeats`, `first_repeat`) and the one sort of names
-//! that `first_repeat` and the WebGPU limit maps and feature sets share
-//! (`sorted_order`).
+//! and (for a bad spelling) the valid spellings, with the spelling it most
+//! likely meant (`did_you_mean`). Every edge (Rust, JS, the command line)
+//! reports these same fields. Also the crate's one check of a list that must
+//! not repeat a value (`reject_repeats`, over `first_repeat`, which the strict
+//! JSON reader's repeated keys use too) and the one sort of names that it and
+//! the WebGPU limit maps and feature sets share (`sorted_order`).
 
 use serde::Serialize;
 
@@ -11,6 +12,7 @@ use crate::vocab::spelled_enum;
 
 spelled_enum! {
     /// Stable, machine-matchable kinds of invalid input.
+    #[non_exhaustive]
     pub enum ErrorCode {
         /// The text is not JSON (or has trailing characters).
         InvalidJson = "invalid-json",
@@ -171,18 +173,19 @@ pub fn join_path(prefix: &str, rest: &str) -> String {
     }
 }
 
-/// Fails on the first value that repeats an earlier one, naming its index.
-pub(crate) fn reject_repeats<T: PartialEq + std::fmt::Display>(values: &[T], path: &str) -> Result<()> {
-    for (index, value) in values.iter().enumerate() {
-        if values[..index].contains(value) {
-            return Err(Error::new(
-                ErrorCode::DuplicateValue,
-                format!("{path}[{index}]"),
-                format!("`{value}` is listed twice"),
-            ));
-        }
+/// Fails on the first value that repeats an earlier one, naming its index:
+/// the one check of a list that must not repeat (a target's features, an
+/// availability's devices and providers, WebGPU feature names).
+pub(crate) fn reject_repeats<'a>(values: impl Iterator<Item = &'a str>, path: &str) -> Result<()> {
+    let values: Vec<&str> = values.collect();
+    match first_repeat(values.iter().copied()) {
+        None => Ok(()),
+        Some(index) => Err(Error::new(
+            ErrorCode::DuplicateValue,
+            format!("{path}[{index}]"),
+            format!("{} is listed twice", crate::json::quoted_short(values[index])),
+        )),
     }
-    Ok(())
 }
 
 /// The positions of `names` in name order (equal names by position). Every
@@ -194,11 +197,14 @@ pub(crate) fn sorted_order(names: &[&str]) -> Vec<usize> {
     order
 }
 
-/// The index of the first name, in order, that repeats an earlier one. For
-/// lists too long for a pairwise test: n log n, by `sorted_order` (the
-/// earliest repeat is the least position that follows an equal name there).
+/// The index of the first name, in order, that repeats an earlier one:
+/// pairwise for a short list, else n log n by `sorted_order` (the earliest
+/// repeat is the least position that follows an equal name there).
 pub(crate) fn first_repeat<'a>(names: impl Iterator<Item = &'a str>) -> Option<usize> {
     let names: Vec<&str> = names.collect();
+    if names.len() <= 16 {
+        return (1..names.len()).find(|&i| names[..i].contains(&names[i]));
+    }
     let order = sorted_order(&names);
     order.windows(2).filter(|pair| names[pair[0]] == names[pair[1]]).map(|pair| pair[1]).min()
 }
@@ -216,6 +222,13 @@ mod tests {
         assert_eq!(first_repeat(["b", "a", "b", "a"].into_iter()), Some(2));
         assert_eq!(first_repeat(["x", "y", "y", "x"].into_iter()), Some(2));
         assert_eq!(sorted_order(&["b", "a", "b"]), [1, 0, 2]);
+        // Past the pairwise length, the sorted way answers the same.
+        let long: Vec<String> = (0..40).map(|i| format!("n{i}")).chain(["n7".to_string(), "n3".to_string()]).collect();
+        assert_eq!(first_repeat(long.iter().map(String::as_str)), Some(40));
+        let error = reject_repeats(["a", "b", "a"].into_iter(), "features").unwrap_err();
+        assert_eq!((error.code, error.path.as_str()), (ErrorCode::DuplicateValue, "features[2]"));
+        assert_eq!(error.message, "\"a\" is listed twice");
+        assert!(reject_repeats(["a", "b"].into_iter(), "x").is_ok());
     }
 
     #[test]

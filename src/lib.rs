@@ -1,42 +1,57 @@
 //! Backend targets as data, their declared availability, and the explained
 //! capsule planner of `NN.Backend`, in one pure core shared by every edge:
-//! the command line (native and WASI), and the JavaScript API (browser, web
-//! worker, Node). The contract is `docs/SPEC.md`.
+//! the command line (native and WASI), the JavaScript API (browser, web
+//! worker, Node) and the HTTP service. The contract is `docs/SPEC.md`.
 //!
 //! ```
-//! use backend_targets::*;
+//! use backend_targets::{Limits, PlanRequest, Target, plan, vocab::{BackendOp, Device}};
 //! let target = Target::linux_cuda(true);
 //! let availability = target.declared_availability();
 //! assert_eq!(availability.devices, [Device::Cpu, Device::Cuda]);
-//! let result = plan(&PlanRequest::new(vec![BackendOp::Matmul])).unwrap();
+//! let result = plan(&PlanRequest::new(vec![BackendOp::Matmul]), &Limits::DEFAULT).unwrap();
 //! assert!(result.ok);
 //! ```
 //!
+//! **One way to plan**: [`plan`] (a [`PlanRequest`], validated against
+//! [`Limits`]) from Rust, [`plan_json`] for JSON text (the same bytes as the
+//! command and the JS API); both answer a [`PlanResult`], whose parts are in
+//! [`plan_result`]. The text entry points parse strictly ([`parse_target`],
+//! [`parse_availability`], [`parse_plan_request`]).
+//!
+//! **Names**: every vocabulary ([`vocab`]) has one JSON spelling per value
+//! (SPEC §1), and its Rust name is that spelling in Rust's case:
+//! `Provider::CuBlas` is `"cuBLAS"`, `VJPMode::BackendVjp` is `"backendVJP"`,
+//! `OperatingSystem::MacOS` is `"macOS"`. Each enum's `as_str()` gives a
+//! value's, `from_spelling` reads one, and its `SPELLINGS` lists them all,
+//! each beside its Rust name in its documentation.
+//!
 //! The tree: the pure core at the top level (`vocab`, `target`,
-//! `availability`, `config`, `capsule`, `planner`, `request`, `webgpu`,
-//! `probe`, `host`, `error`, `schema`), strict JSON in `json/`, and one folder or file
-//! per edge, compiled only where it belongs: `cli` (native and WASI), `wasm/`
-//! (the JS API and the browser probe, `cfg(browser)`), `native/` (the native
-//! probe: loads vendor runtimes, native builds only). Every item has one
-//! public path: the core's through the re-exports below, an edge's through
-//! its module (`cli::run`, `wasm::plan`).
+//! `availability`, `config`, `capsule`, `request`, `limits`, `text`,
+//! `planner`, `plan_result`, `webgpu`, `probe/` with its two halves, `error`,
+//! `schema`), strict JSON in `json/`, and one folder or file per edge,
+//! compiled only where it belongs: `cli` (native and WASI), `wasm/` (the JS
+//! API and the browser probe, `cfg(browser)`), `native/` (the native probe:
+//! loads vendor runtimes, native builds only). Every item has one public path:
+//! the flow's at the root, the rest in its public module (`vocab`,
+//! `plan_result`, `webgpu`, `probe::web`, `probe::native`, `json`), an
+//! edge's through its module (`cli::run`, `native::probe`, `wasm::plan`).
 
 // The core: no JS, wgpu or OS types.
 mod availability;
 mod capsule;
 mod config;
 mod error;
-#[cfg(not(browser))]
-mod host;
-mod json;
+pub mod json;
 mod limits;
+pub mod plan_result;
 mod planner;
-mod probe;
+pub mod probe;
 mod request;
 mod schema;
 mod target;
-mod vocab;
-mod webgpu;
+mod text;
+pub mod vocab;
+pub mod webgpu;
 
 // The edges.
 #[cfg(not(browser))]
@@ -50,32 +65,12 @@ pub use availability::Availability;
 pub use capsule::{KernelCapsule, reference_capsules};
 pub use config::{BackendPreference, ExecutionConfig};
 pub use error::{Error, ErrorCode, Result};
-#[cfg(not(browser))]
-pub use host::{
-    ChangeAction, CheckReport, HostDevice, HostReport, Isolation, NativeChange, NativeCheck, NativeReason,
-    NativeResolution, ProbedPlanResult, Subject,
-};
-pub use json::{from_json, to_json, to_json_pretty};
 pub use limits::Limits;
-pub use planner::{
-    Candidate, ConfigAttempt, Kernel, OpExplanation, PlanMode, PlanResult, Planner, RejectionReason, Verdict,
-    is_admissible, no_capsule_message, plan_ops,
-};
-pub use probe::{
-    AdapterInfo, AdapterReport, DEFAULT_PROBE_TIMEOUT_MS, FeatureAction, FeatureChange, PowerPreference, ProbeOptions,
-    ProbeReason, ProbeReport, Resolution, resolve,
-};
-pub use request::{
-    PlanRequest, parse_availability, parse_plan_request, parse_plan_request_with, parse_target, plan,
-    plan_request_json, plan_request_json_with,
-};
+pub use plan_result::{PlanMode, PlanResult};
+pub use request::{PlanRequest, plan};
 pub use schema::SchemaName;
 pub use target::{NamedPreset, Preset, PresetOptions, PresetParameters, Target, presets};
-pub use vocab::{
-    Accelerator, Architecture, BackendOp, BuildFeature, Device, OperatingSystem, Provider, TrustLevel, TrustPolicy,
-    VJPMode,
-};
-pub use webgpu::{LimitBound, LimitMap, Unmet, WebGpuCapabilities, WebGpuRequirements};
+pub use text::{parse_availability, parse_plan_request, parse_target, plan_json};
 
 // The browser build's allocator is talc, behind the hook that starts a fresh
 // instance when an allocation fails (src/wasm/api.rs; BENCHMARKS.md, "The

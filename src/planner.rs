@@ -4,215 +4,14 @@
 
 use std::borrow::Cow;
 
-use serde::Serialize;
-
 use crate::availability::Availability;
 use crate::capsule::KernelCapsule;
 use crate::config::ExecutionConfig;
-use crate::vocab::{BackendOp, Device, Provider, spelled_enum};
+use crate::plan_result::{
+    Candidate, ConfigAttempt, Kernel, OpExplanation, PlanMode, PlanResult, RejectionReason, Verdict,
+};
+use crate::vocab::{BackendOp, Device};
 use crate::webgpu::{FeatureSet, LimitBound, Unmet, WebGpuCapabilities};
-
-spelled_enum! {
-    /// Why a capsule was not admissible: the first SPEC rule it broke, in
-    /// the order the rules are checked.
-    pub enum RejectionReason {
-        /// Step 1: its device is not in the availability.
-        DeviceNotAvailable = "device-not-available",
-        /// Step 1: its provider is not in the availability.
-        ProviderNotAvailable = "provider-not-available",
-        /// Step 1: the probed WebGPU adapter lacks a feature it requires.
-        WebGpuFeatureMissing = "webgpu-feature-missing",
-        /// Step 1: a probed WebGPU limit does not meet its requirement.
-        WebGpuLimitTooLow = "webgpu-limit-too-low",
-        /// Rule 1: it does not support forward execution.
-        NoForward = "no-forward",
-        /// Rule 2: the config's trust policy refuses its trust level.
-        TrustRefused = "trust-refused",
-        /// Rule 3: the config's `only(p)` excludes its provider.
-        ProviderNotAllowed = "provider-not-allowed",
-        /// Rule 4: it runs on another device than the config's.
-        DeviceMismatch = "device-mismatch",
-        /// Rule 5: its VJP mode cannot serve the config's.
-        VjpIncompatible = "vjp-incompatible",
-    }
-}
-
-spelled_enum! {
-    /// What became of one capsule considered for one op.
-    pub enum Verdict {
-        /// The first admissible capsule: it runs the op.
-        Chosen = "chosen",
-        /// Admissible, but an earlier capsule was chosen.
-        Admissible = "admissible",
-        /// Not admissible; `reason` says which rule refused it.
-        Rejected = "rejected",
-    }
-}
-
-spelled_enum! {
-    /// How a list of configs is used.
-    #[derive(Default)]
-    pub enum PlanMode {
-        /// The first config that plans every op wins (SPEC §5).
-        #[default]
-        WholePlan = "wholePlan",
-        /// Each op takes the first config that admits a capsule for it.
-        PerOp = "perOp",
-    }
-}
-
-/// One capsule considered for one op, and what became of it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
-// Fields are named as in the JSON form (docs/SPEC.md); a doc comment
-// on one would change the published JSON Schema.
-#[allow(missing_docs)]
-pub struct Candidate {
-    pub capsule: String,
-    /// Position of the capsule in the catalog.
-    pub catalog_index: usize,
-    pub provider: Provider,
-    pub device: Device,
-    pub verdict: Verdict,
-    /// Present when `verdict` is `rejected`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
-    pub reason: Option<RejectionReason>,
-    /// The decision as a sentence.
-    pub detail: String,
-    /// The capsule states WebGPU requirements but the availability carries no
-    /// probed capabilities (a declared availability): admitted unverified.
-    // `default` too, so that the schema does not require what is left out.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    #[cfg_attr(browser, tsify(optional))]
-    pub unverified: bool,
-}
-
-/// How one op fared under one config.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
-// Fields are named as in the JSON form (docs/SPEC.md); a doc comment
-// on one would change the published JSON Schema.
-#[allow(missing_docs)]
-pub struct OpExplanation {
-    pub op: BackendOp,
-    /// Position of the op in the request's `ops`.
-    pub op_index: usize,
-    /// The chosen capsule's name, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
-    pub capsule: Option<String>,
-    /// When no capsule was admissible:
-    /// `no admissible backend capsule for op <op> on device <device>`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
-    pub message: Option<String>,
-    /// The op appeared earlier in this config's `ops` (at this `opIndex`)
-    /// and fared the same: its candidates are listed there, once.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
-    pub same_as: Option<usize>,
-    /// Every capsule of this op, in planning order; absent when `sameAs`
-    /// names the occurrence that lists them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
-    pub candidates: Option<Vec<Candidate>>,
-}
-
-impl OpExplanation {
-    /// The listed candidates: empty when `same_as` points to the listing.
-    pub fn candidates(&self) -> &[Candidate] {
-        self.candidates.as_deref().unwrap_or_default()
-    }
-}
-
-/// One config tried, and how each op it was asked for fared.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
-// Fields are named as in the JSON form (docs/SPEC.md); a doc comment
-// on one would change the published JSON Schema.
-#[allow(missing_docs)]
-pub struct ConfigAttempt {
-    pub config_index: usize,
-    #[cfg_attr(browser, tsify(type = "Required<ExecutionConfig>"))]
-    pub config: ExecutionConfig,
-    /// Whether every op asked of this config was planned.
-    pub ok: bool,
-    /// The ops asked of this config (all of them in `wholePlan` mode; those
-    /// earlier configs could not serve in `perOp` mode). With `explain:
-    /// false`, only the ops it could not plan.
-    pub ops: Vec<OpExplanation>,
-}
-
-/// The capsule chosen for one requested op.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
-// Fields are named as in the JSON form (docs/SPEC.md); a doc comment
-// on one would change the published JSON Schema.
-#[allow(missing_docs)]
-pub struct Kernel {
-    pub op: BackendOp,
-    pub capsule: String,
-    pub provider: Provider,
-    pub device: Device,
-    /// The config that served this op.
-    pub config_index: usize,
-}
-
-/// The answer to a plan request: a plan (`ok: true`) or the explanation of
-/// why none exists (`ok: false`). Both are data, never an error.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
-// In TypeScript this interface is `PlanResultFields`, and `PlanResult` is the
-// union that narrows on `ok` (src/wasm/planning.rs). The JSON has no name.
-#[cfg_attr(browser, tsify(rename = "PlanResultFields"))]
-// Fields are named as in the JSON form (docs/SPEC.md); a doc comment
-// on one would change the published JSON Schema.
-#[allow(missing_docs)]
-pub struct PlanResult {
-    pub ok: bool,
-    pub mode: PlanMode,
-    /// `wholePlan` success: the index of the winning config.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
-    pub config_index: Option<usize>,
-    /// `wholePlan` success: the winning config.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional, type = "Required<ExecutionConfig>"))]
-    pub config: Option<ExecutionConfig>,
-    /// On success: one kernel per requested op, in request order.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
-    pub kernels: Option<Vec<Kernel>>,
-    /// What was planned against.
-    #[cfg_attr(browser, tsify(type = "Required<Availability>"))]
-    pub availability: Availability,
-    /// Every config tried, in order, with its per-op explanation.
-    pub attempts: Vec<ConfigAttempt>,
-}
-
-/// SPEC §5 rules, in order, for a capsule already known to be of `op`:
-/// `None` when admissible, else the first rule it breaks.
-pub fn rejection(
-    capsule: &KernelCapsule,
-    op: BackendOp,
-    config: &ExecutionConfig,
-    availability: &Availability,
-) -> Option<RejectionReason> {
-    let offered = availability.web_gpu.as_ref().map(|caps| (caps.feature_set(), caps));
-    let offered = offered.as_ref().map(|(set, caps)| (set, *caps));
-    not_admitted(capsule, availability, offered).or_else(|| config_rejection(capsule, op, config))
-}
 
 /// The probed WebGPU capabilities with their features as a set.
 type Offered<'s, 'a> = Option<(&'s FeatureSet<'a>, &'a WebGpuCapabilities)>;
@@ -258,18 +57,8 @@ fn unmet_webgpu_requirement<'a>(capsule: &'a KernelCapsule, offered: Offered) ->
     capsule.requires.as_ref()?.first_unmet_in(set, capabilities)
 }
 
-/// Whether `capsule` is admissible for `op` under `config` and `availability`.
-pub fn is_admissible(
-    capsule: &KernelCapsule,
-    op: BackendOp,
-    config: &ExecutionConfig,
-    availability: &Availability,
-) -> bool {
-    capsule.op == op && rejection(capsule, op, config, availability).is_none()
-}
-
 /// The SPEC §5 failure message.
-pub fn no_capsule_message(op: BackendOp, device: Device) -> String {
+pub(crate) fn no_capsule_message(op: BackendOp, device: Device) -> String {
     format!("no admissible backend capsule for op {op} on device {device}")
 }
 
@@ -308,22 +97,13 @@ fn rejection_detail(
     }
 }
 
-impl crate::config::BackendPreference {
-    fn only_provider(self) -> Option<Provider> {
-        match self {
-            Self::Only(provider) => Some(provider),
-            _ => None,
-        }
-    }
-}
-
 /// A catalog indexed by op once, then planned under any number of configs.
 ///
 /// The work is linear in the request: the availability's verdict on each
 /// capsule is taken once, each config scans each distinct op's capsules
 /// once (an op that repeats shares the first occurrence's outcome and
 /// explanation), and WebGPU requirements are checked against a set.
-pub struct Planner<'a> {
+pub(crate) struct Planner<'a> {
     catalog: &'a [KernelCapsule],
     availability: &'a Availability,
     /// Catalog indices of each op's capsules, in catalog order.
@@ -632,21 +412,5 @@ impl ResultBound {
             .saturating_add(ops.len().saturating_mul(KERNEL_BYTES + longest_name))
             .saturating_add(configs.saturating_mul(per_config));
         Self { bytes, candidates, name_bytes }
-    }
-}
-
-/// Plans `ops` under one config: the first admissible capsule per op, or the
-/// SPEC failure messages, one per op that has none.
-pub fn plan_ops(
-    ops: &[BackendOp],
-    config: &ExecutionConfig,
-    availability: &Availability,
-    catalog: &[KernelCapsule],
-) -> Result<Vec<Kernel>, Vec<String>> {
-    let result =
-        Planner::new(catalog, availability).explain(false).plan(ops, std::slice::from_ref(config), PlanMode::WholePlan);
-    match result.kernels {
-        Some(kernels) => Ok(kernels),
-        None => Err(result.attempts.into_iter().flat_map(|a| a.ops).filter_map(|op| op.message).collect()),
     }
 }

@@ -1,5 +1,6 @@
-//! The plan request of SPEC §6 and the one entry point every edge calls:
-//! `plan_request_json` (text in, text out, byte-identical everywhere).
+//! The plan request of SPEC §6 (its form and the rules serde cannot
+//! express), and `plan`, the one validated way to plan from Rust. Its limits
+//! are checked by `Limits` (`limits`); its JSON text is read by `text`.
 
 use serde::{Deserialize, Serialize};
 
@@ -7,9 +8,9 @@ use crate::availability::Availability;
 use crate::capsule::{KernelCapsule, reference_capsules};
 use crate::config::ExecutionConfig;
 use crate::error::{Error, ErrorCode, Result};
-use crate::json::{from_json, to_json};
 use crate::limits::Limits;
-use crate::planner::{PlanMode, PlanResult, Planner, ResultBound};
+use crate::plan_result::{PlanMode, PlanResult};
+use crate::planner::Planner;
 use crate::target::Target;
 use crate::vocab::BackendOp;
 
@@ -89,59 +90,6 @@ impl PlanRequest {
         Ok(())
     }
 
-    /// Checks the request against `limits` (counts, names, WebGPU lists
-    /// and the planner's work); the text's bytes are checked before parsing.
-    pub fn check_limits(&self, limits: &Limits) -> Result<()> {
-        Limits::check("ops", "ops", "ops", self.ops.len(), limits.ops)?;
-        let configs = self.configs.as_ref().map_or(1, Vec::len);
-        Limits::check("configs", "configs", "configs", configs, limits.configs)?;
-        let capsules = self.capsules.as_ref().map_or(BackendOp::ALL.len(), Vec::len);
-        Limits::check("capsules", "capsules", "capsules", capsules, limits.capsules)?;
-        for (index, capsule) in self.capsules.iter().flatten().enumerate() {
-            // Paths relative to the capsule: its own is built only on failure.
-            check_capsule(capsule, limits).map_err(|e| e.under(&format!("capsules[{index}]")))?;
-        }
-        if let Some(capabilities) = self.availability.as_ref().and_then(|a| a.web_gpu.as_ref()) {
-            limits.check_webgpu("availability.webGpu", &capabilities.features, capabilities.limits.keys())?;
-        }
-        let work = configs.saturating_mul(self.ops.len().saturating_add(capsules));
-        Limits::check("", "work", "units of work (configs × (ops + capsules))", work, limits.work)?;
-        self.check_output(limits)
-    }
-
-    /// Refuses a request whose answer could be larger than `outputBytes`
-    /// (see `ResultBound`), saying which combination makes it so.
-    fn check_output(&self, limits: &Limits) -> Result<()> {
-        let reference;
-        let catalog = match &self.capsules {
-            Some(capsules) => capsules.as_slice(),
-            None => {
-                reference = reference_capsules();
-                reference.as_slice()
-            }
-        };
-        let configs = self.configs.as_ref().map_or(1, Vec::len);
-        let web_gpu = self.availability.as_ref().and_then(|availability| availability.web_gpu.as_ref());
-        let bound = ResultBound::of(catalog, &self.ops, configs, web_gpu);
-        if bound.bytes <= limits.output_bytes {
-            return Ok(());
-        }
-        Err(Error::new(
-            ErrorCode::LimitExceeded,
-            "",
-            format!(
-                "the plan could take {} bytes of JSON ({} configs, each explaining {} ops and {} capsules with {} \
-                 bytes of names), more than the limit outputBytes = {} (it can be raised)",
-                bound.bytes,
-                configs,
-                self.ops.len(),
-                bound.candidates,
-                bound.name_bytes,
-                limits.output_bytes
-            ),
-        ))
-    }
-
     /// The configs to try, in order.
     pub fn configs(&self) -> Vec<ExecutionConfig> {
         match (&self.config, &self.configs) {
@@ -160,8 +108,8 @@ impl PlanRequest {
         }
     }
 
-    /// Plans the request (validate it first, or use `plan`).
-    pub fn run(&self) -> PlanResult {
+    /// Plans the request, which the caller has validated (`plan` does both).
+    pub(crate) fn run(&self) -> PlanResult {
         let reference;
         let catalog = match &self.capsules {
             Some(capsules) => capsules.as_slice(),
@@ -175,80 +123,24 @@ impl PlanRequest {
     }
 }
 
-/// Checks one capsule's names and WebGPU requirements against `limits`; the
-/// error's path is relative to the capsule (`requires.features[2]`).
-fn check_capsule(capsule: &KernelCapsule, limits: &Limits) -> Result<()> {
-    limits.check_name("name", &capsule.name)?;
-    if let Some(requires) = &capsule.requires {
-        limits.check_webgpu("requires", &requires.features, requires.limits.keys())?;
-        reject_repeated_names(&requires.features, "requires.features")?;
-        crate::webgpu::check_limit_values(&requires.limits, "requires")?;
-    }
-    Ok(())
-}
-
 fn conflict(field: &str, other: &str) -> Error {
     Error::new(ErrorCode::ConflictingFields, field, format!("give `{other}` or `{field}`, not both"))
 }
 
-/// Fails on the first name that repeats an earlier one (n log n: the lists
-/// may hold thousands of names).
-pub(crate) fn reject_repeated_names(names: &[String], path: &str) -> Result<()> {
-    match crate::error::first_repeat(names.iter().map(String::as_str)) {
-        None => Ok(()),
-        Some(index) => Err(Error::new(
-            ErrorCode::DuplicateValue,
-            format!("{path}[{index}]"),
-            format!("{} is listed twice", crate::json::quoted_short(&names[index])),
-        )),
-    }
-}
-
-/// Validates and plans a request under the default limits. `Err` only for
-/// invalid input; an unplannable request is `Ok` with `ok: false`.
-pub fn plan(request: &PlanRequest) -> Result<PlanResult> {
-    request.validate()?;
-    request.check_limits(&Limits::DEFAULT)?;
-    Ok(request.run())
-}
-
-/// Parses a plan request strictly and validates it (default limits).
-pub fn parse_plan_request(text: &str) -> Result<PlanRequest> {
-    parse_plan_request_with(text, &Limits::DEFAULT)
-}
-
-/// Parses a plan request strictly and validates it against `limits`.
-pub fn parse_plan_request_with(text: &str, limits: &Limits) -> Result<PlanRequest> {
+/// Validates `request` against `limits` and plans it: the one way to plan
+/// from Rust (`plan_json` is the one for JSON text). `Err` only for invalid
+/// input; an unplannable request is `Ok` with `ok: false`, every decision
+/// explained. `Limits::DEFAULT` are the limits every runtime applies unless
+/// told otherwise.
+///
+/// ```
+/// use backend_targets::{Limits, PlanRequest, plan, vocab::BackendOp};
+/// let result = plan(&PlanRequest::new(vec![BackendOp::Matmul]), &Limits::DEFAULT).unwrap();
+/// assert!(result.ok);
+/// ```
+pub fn plan(request: &PlanRequest, limits: &Limits) -> Result<PlanResult> {
     limits.validate("limits")?;
-    limits.check_bytes(text.len())?;
-    let request: PlanRequest = from_json(text)?;
     request.validate()?;
-    request.check_limits(limits)?;
-    Ok(request)
-}
-
-/// Parses a target strictly and validates it.
-pub fn parse_target(text: &str) -> Result<Target> {
-    let target: Target = from_json(text)?;
-    target.validate("")?;
-    Ok(target)
-}
-
-/// Parses an availability strictly and validates it.
-pub fn parse_availability(text: &str) -> Result<Availability> {
-    let availability: Availability = from_json(text)?;
-    availability.validate("")?;
-    Ok(availability)
-}
-
-/// The planner as text: a JSON request in, the compact JSON result out.
-/// Every runtime calls this, so every runtime gives the same bytes.
-pub fn plan_request_json(text: &str) -> Result<(bool, String)> {
-    plan_request_json_with(text, &Limits::DEFAULT)
-}
-
-/// `plan_request_json` under `limits`.
-pub fn plan_request_json_with(text: &str, limits: &Limits) -> Result<(bool, String)> {
-    let result = parse_plan_request_with(text, limits)?.run();
-    Ok((result.ok, to_json(&result)))
+    limits.check_request(request)?;
+    Ok(request.run())
 }

@@ -75,6 +75,7 @@ impl SchemaName {
     /// as the pretty `schemas/defs.json` (with a trailing newline).
     #[cfg(feature = "schema")]
     pub fn generate_definitions() -> String {
+        use crate::probe::native::{NativeResolution, ProbedPlanResult};
         use crate::*;
         let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
         generator.subschema_for::<Target>();
@@ -95,8 +96,10 @@ impl SchemaName {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(not(browser))]
     use proptest::prelude::*;
 
+    #[cfg(not(browser))]
     #[test]
     fn the_packed_definitions_are_the_shared_then_the_native_ones() {
         let all = unpack(PACKED_DEFINITIONS);
@@ -113,6 +116,7 @@ mod tests {
         );
     }
 
+    #[cfg(not(browser))]
     #[test]
     fn unpacking_what_pack_never_writes_stops_without_a_panic() {
         assert_eq!(unpack(&[]), "");
@@ -122,6 +126,7 @@ mod tests {
         assert_eq!(unpack(&[0, 0xff]), "", "not UTF-8");
     }
 
+    #[cfg(not(browser))]
     proptest! {
         #[test]
         fn pack_then_unpack_gives_the_text_back(text in "([a-c\"{}:,]{0,8}|é|😀){0,400}") {

@@ -57,7 +57,7 @@ impl Target {
     /// Checks what serde cannot: no feature is repeated. `path` locates the
     /// target in the enclosing document.
     pub fn validate(&self, path: &str) -> Result<()> {
-        reject_repeats(&self.features, &join_path(path, "features"))
+        reject_repeats(self.features.iter().map(|f| f.as_str()), &join_path(path, "features"))
     }
 }
 

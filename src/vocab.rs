@@ -40,7 +40,9 @@ macro_rules! spelled_enum {
         impl $name {
             /// Every value, in the SPEC's order.
             pub const ALL: &'static [Self] = &[$(Self::$variant),+];
-            /// Every canonical spelling, in the SPEC's order.
+            /// Every canonical spelling, in the SPEC's order: each value's
+            /// name in JSON, in JavaScript and on the command line.
+            #[doc = concat!($("\n- `", stringify!($variant), "` is `\"", $spelling, "\"`"),+)]
             pub const SPELLINGS: &'static [&'static str] = &[$($spelling),+];
             /// The vocabulary's name, as used in error messages and types.
             pub const TYPE_NAME: &'static str = stringify!($name);
@@ -432,32 +434,32 @@ impl VJPMode {
 #[doc(hidden)]
 macro_rules! for_each_vocabulary {
     ($callback:ident) => {
-        $callback!($crate::OperatingSystem);
-        $callback!($crate::Architecture);
-        $callback!($crate::Accelerator);
-        $callback!($crate::BuildFeature);
-        $callback!($crate::Device);
-        $callback!($crate::Provider);
-        $callback!($crate::TrustLevel);
-        $callback!($crate::TrustPolicy);
-        $callback!($crate::VJPMode);
-        $callback!($crate::BackendOp);
+        $callback!($crate::vocab::OperatingSystem);
+        $callback!($crate::vocab::Architecture);
+        $callback!($crate::vocab::Accelerator);
+        $callback!($crate::vocab::BuildFeature);
+        $callback!($crate::vocab::Device);
+        $callback!($crate::vocab::Provider);
+        $callback!($crate::vocab::TrustLevel);
+        $callback!($crate::vocab::TrustPolicy);
+        $callback!($crate::vocab::VJPMode);
+        $callback!($crate::vocab::BackendOp);
         $callback!($crate::Preset);
         $callback!($crate::SchemaName);
         $callback!($crate::ErrorCode);
-        $callback!($crate::RejectionReason);
-        $callback!($crate::Verdict);
+        $callback!($crate::plan_result::RejectionReason);
+        $callback!($crate::plan_result::Verdict);
         $callback!($crate::PlanMode);
-        $callback!($crate::ProbeReason);
-        $callback!($crate::FeatureAction);
-        $callback!($crate::PowerPreference);
+        $callback!($crate::probe::web::ProbeReason);
+        $callback!($crate::probe::web::FeatureAction);
+        $callback!($crate::probe::web::PowerPreference);
         // The native probe's (not in the browser build).
         #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
         {
-            $callback!($crate::NativeReason);
-            $callback!($crate::ChangeAction);
-            $callback!($crate::NativeCheck);
-            $callback!($crate::Isolation);
+            $callback!($crate::probe::native::NativeReason);
+            $callback!($crate::probe::native::ChangeAction);
+            $callback!($crate::probe::native::NativeCheck);
+            $callback!($crate::probe::native::Isolation);
         }
     };
 }

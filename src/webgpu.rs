@@ -77,8 +77,31 @@ impl WebGpuRequirements {
 /// `Number.MAX_SAFE_INTEGER`): above it, `plan()` in JS would round it.
 pub const MAX_LIMIT_VALUE: u64 = (1 << 53) - 1;
 
+impl WebGpuCapabilities {
+    /// Checks what serde cannot: no feature named twice, no limit value
+    /// above `MAX_LIMIT_VALUE` (`path` is this value's, e.g. `availability.webGpu`).
+    pub(crate) fn validate(&self, path: &str) -> crate::error::Result<()> {
+        validate_names_and_values(&self.features, &self.limits, path)
+    }
+}
+
+impl WebGpuRequirements {
+    /// Checks what serde cannot, as `WebGpuCapabilities::validate` does
+    /// (`path` is this value's, e.g. `requires`).
+    pub(crate) fn validate(&self, path: &str) -> crate::error::Result<()> {
+        validate_names_and_values(&self.features, &self.limits, path)
+    }
+}
+
+/// The WebGPU names and values rule: each feature once, each limit value
+/// within what JavaScript carries exactly.
+fn validate_names_and_values(features: &[String], limits: &LimitMap, path: &str) -> crate::error::Result<()> {
+    crate::error::reject_repeats(features.iter().map(String::as_str), &crate::error::join_path(path, "features"))?;
+    check_limit_values(limits, path)
+}
+
 /// Refuses a limit value above `MAX_LIMIT_VALUE`, at `path.limits.NAME`.
-pub(crate) fn check_limit_values(limits: &LimitMap, path: &str) -> crate::error::Result<()> {
+fn check_limit_values(limits: &LimitMap, path: &str) -> crate::error::Result<()> {
     match limits.iter().find(|(_, value)| *value > MAX_LIMIT_VALUE) {
         None => Ok(()),
         Some((name, value)) => Err(crate::error::Error::new(

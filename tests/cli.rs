@@ -115,7 +115,9 @@ fn malformed_requests_exit_2_with_code_and_path() {
 fn malformed_requests_through_the_rust_api() {
     for case in &load("malformed.json") {
         let name = case["name"].as_str().unwrap();
-        let error = backend_targets::parse_plan_request(case["input"].as_str().unwrap()).expect_err(name);
+        let error =
+            backend_targets::parse_plan_request(case["input"].as_str().unwrap(), &backend_targets::Limits::DEFAULT)
+                .expect_err(name);
         assert_eq!(error.code.as_str(), case["code"].as_str().unwrap(), "{name}: {error}");
         assert_eq!(error.path, case["path"].as_str().unwrap(), "{name}: {error}");
     }
@@ -225,7 +227,7 @@ fn the_readme_example_plans() {
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 fn probe_help_lists_every_reason() {
     let probe = String::from_utf8(run(&["probe", "--help"], b"").stdout).unwrap();
-    for reason in backend_targets::NativeReason::SPELLINGS {
+    for reason in backend_targets::probe::native::NativeReason::SPELLINGS {
         assert!(probe.contains(reason), "{reason}");
     }
 }
@@ -238,9 +240,9 @@ fn reference_capsules_is_the_built_in_catalog() {
     let out = run(&["reference-capsules"], b"");
     assert_eq!(out.status, 0);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text, format!("{}\n", backend_targets::to_json(&backend_targets::reference_capsules())));
+    assert_eq!(text, format!("{}\n", backend_targets::json::to_json(&backend_targets::reference_capsules())));
     let catalog: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(catalog.as_array().unwrap().len(), backend_targets::BackendOp::ALL.len());
+    assert_eq!(catalog.as_array().unwrap().len(), backend_targets::vocab::BackendOp::ALL.len());
     let pretty = String::from_utf8(run(&["reference-capsules", "--pretty"], b"").stdout).unwrap();
     assert_eq!(serde_json::from_str::<Value>(&pretty).unwrap(), catalog);
     assert!(pretty.lines().count() > catalog.as_array().unwrap().len());
@@ -263,7 +265,7 @@ fn request_vectors_through_the_rust_api() {
         let path = entry.unwrap().path();
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
-        let (_, json) = backend_targets::plan_request_json(&text).unwrap();
+        let (_, json) = backend_targets::plan_json(&text, &backend_targets::Limits::DEFAULT).unwrap();
         let golden = std::fs::read_to_string(vectors().join(format!("cli/plan-{name}.out"))).unwrap();
         assert_eq!(format!("{json}\n"), golden, "{name}");
         count += 1;

@@ -4,7 +4,7 @@
 use backend_targets::*;
 
 fn plan_text(text: &str) -> Result<(bool, String)> {
-    plan_request_json(text)
+    plan_json(text, &Limits::DEFAULT)
 }
 
 fn matmul_request(ops: usize, capsules: usize) -> String {
@@ -218,7 +218,7 @@ mod command {
 fn numbers_are_described_as_what_they_are() {
     let at = |value: &str| {
         let text = format!(r#"{{"ops":[],"availability":{{"webGpu":{{"limits":{{"maxBindGroups":{value}}}}}}}}}"#);
-        let error = parse_plan_request(&text).unwrap_err();
+        let error = parse_plan_request(&text, &Limits::DEFAULT).unwrap_err();
         assert_eq!(error.code, ErrorCode::InvalidValue, "{value}: {error}");
         assert_eq!(error.path, "availability.webGpu.limits.maxBindGroups");
         error.message
@@ -233,11 +233,11 @@ fn numbers_are_described_as_what_they_are() {
 #[test]
 fn messages_quote_long_keys_and_values_in_part() {
     let key = "k".repeat(1_000_000);
-    let error = parse_plan_request(&format!(r#"{{"ops":[],"{key}":1}}"#)).unwrap_err();
+    let error = parse_plan_request(&format!(r#"{{"ops":[],"{key}":1}}"#), &Limits::DEFAULT).unwrap_err();
     assert_eq!(error.code, ErrorCode::UnknownField);
     assert!(error.message.len() < 400, "{} bytes", error.message.len());
     assert!(error.message.contains("(1000000 bytes)"), "{}", error.message);
-    let error = parse_plan_request(&format!(r#"{{"ops":["{key}"]}}"#)).unwrap_err();
+    let error = parse_plan_request(&format!(r#"{{"ops":["{key}"]}}"#), &Limits::DEFAULT).unwrap_err();
     assert!(error.message.len() < 1_000, "{} bytes", error.message.len());
 }
 
@@ -258,10 +258,10 @@ fn limits_refuse_values_above_their_ceiling() {
     let error = limits.set("capsules", Limits::CEILING.capsules + 1).unwrap_err();
     assert_eq!(error.code, ErrorCode::InvalidValue);
     let raised = Limits { ops: 2, ..Limits::DEFAULT };
-    let error = plan_request_json_with(r#"{"ops":["add","add","add"]}"#, &raised).unwrap_err();
+    let error = plan_json(r#"{"ops":["add","add","add"]}"#, &raised).unwrap_err();
     assert_eq!((error.code, error.path.as_str()), (ErrorCode::LimitExceeded, "ops"));
     let too_high = Limits { work: usize::MAX, ..Limits::DEFAULT };
-    let error = plan_request_json_with(r#"{"ops":[]}"#, &too_high).unwrap_err();
+    let error = plan_json(r#"{"ops":[]}"#, &too_high).unwrap_err();
     assert_eq!((error.code, error.path.as_str()), (ErrorCode::InvalidValue, "limits.work"));
 }
 
@@ -291,7 +291,7 @@ fn one_megabyte_requests_are_refused_or_bounded() {
         ),
     ];
     for request in &shapes {
-        match plan_request_json(request) {
+        match plan_json(request, &Limits::DEFAULT) {
             // The explanation is bounded by the work limit (configs × (ops +
             // capsules)): some 150 bytes per unit, whatever the request's size.
             Ok((_, out)) => assert!(out.len() < 16 << 20, "{} -> {}", request.len(), out.len()),
@@ -311,10 +311,10 @@ fn many_required_features_are_checked_in_linear_time() {
     // Quadratic (`Vec::contains`), 10⁵ features took 16 s; the figures are
     // in BENCHMARKS.md. Here: the ceiling, met, and one feature short.
     let limits = Limits { features: 65_536, ..Limits::DEFAULT };
-    let (ok, _) = plan_request_json_with(&text, &limits).unwrap();
+    let (ok, _) = plan_json(&text, &limits).unwrap();
     assert!(ok);
     let short = text.replacen(r#""f0","#, "", 1);
-    let (ok, out) = plan_request_json_with(&short, &limits).unwrap();
+    let (ok, out) = plan_json(&short, &limits).unwrap();
     assert!(!ok);
     assert!(out.contains("the WebGPU adapter lacks feature f0"));
 }
@@ -333,7 +333,7 @@ fn the_answer_is_bounded_before_planning_and_the_refusal_names_the_combination()
     let configs = [r#"{"device":"cuda"}"#; 19].join(",");
     let text = format!(r#"{{"ops":["matmul"],"configs":[{configs}],"capsules":[{capsules}]}}"#);
     let limits = Limits { output_bytes: 10_000_000, ..Limits::DEFAULT };
-    let error = plan_request_json_with(&text, &limits).unwrap_err();
+    let error = plan_json(&text, &limits).unwrap_err();
     assert_eq!((error.code, error.path.as_str()), (ErrorCode::LimitExceeded, ""));
     assert!(
         error.message.starts_with("the plan could take ")
@@ -342,7 +342,7 @@ fn the_answer_is_bounded_before_planning_and_the_refusal_names_the_combination()
         error.message
     );
     // Under the default (128 MiB) it plans, and the answer is within its bound.
-    let (_, out) = plan_request_json(&text).unwrap();
+    let (_, out) = plan_json(&text, &Limits::DEFAULT).unwrap();
     assert!(out.len() > 19 * 2_000 * 1_000, "{}", out.len());
     // The defaults keep a 16 MiB request with one config well inside it.
     let capsule = |i: usize| {
@@ -351,6 +351,6 @@ fn the_answer_is_bounded_before_planning_and_the_refusal_names_the_combination()
     let capsules: Vec<String> = (0..99_999).map(capsule).collect();
     let text = format!(r#"{{"ops":["matmul"],"capsules":[{}]}}"#, capsules.join(","));
     assert!(text.len() < 16 << 20 && text.len() > 15 << 20, "{}", text.len());
-    let (_, out) = plan_request_json(&text).unwrap();
+    let (_, out) = plan_json(&text, &Limits::DEFAULT).unwrap();
     assert!(out.len() < 64 << 20, "{}", out.len());
 }

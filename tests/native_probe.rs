@@ -614,7 +614,7 @@ fn the_rust_api_in_threads_and_with_the_command_as_helper() {
 #[ignore = "run by the_rust_api_in_threads_and_with_the_command_as_helper, with its environment"]
 fn rust_api_child() {
     use backend_targets::native::{Options, probe};
-    use backend_targets::*;
+    use backend_targets::{json::*, probe::native::*, vocab::*, *};
     if std::env::var_os("NATIVE_API_CHILD").is_none() {
         return;
     }

@@ -3,8 +3,7 @@
 //! unverified when nothing was probed). The browser probe itself is tested in
 //! Chromium (tests/js/browser.test.mjs) and with wasm-bindgen-test.
 
-use backend_targets::*;
-use backend_targets::{from_json, to_json};
+use backend_targets::{json::*, plan_result::*, probe::web::*, vocab::*, webgpu::*, *};
 
 fn adapter_report() -> ProbeReport {
     ProbeReport {
@@ -33,6 +32,11 @@ fn adapter_report() -> ProbeReport {
     }
 }
 
+/// `plan` under the default limits, as every runtime plans unless told otherwise.
+fn plan(request: &PlanRequest) -> Result<PlanResult> {
+    backend_targets::plan(request, &Limits::DEFAULT)
+}
+
 fn unavailable(reason: ProbeReason) -> ProbeReport {
     ProbeReport::unavailable(reason, format!("because {reason}"), reason != ProbeReason::NoNavigator, 2000)
 }
@@ -52,6 +56,34 @@ fn an_answering_adapter_keeps_webgpu_and_carries_its_capabilities() {
     let caps = resolution.availability.web_gpu.as_ref().expect("probed capabilities");
     assert!(caps.features.contains(&"timestamp-query".to_string()));
     assert!(resolution.as_declared.is_empty());
+}
+
+#[test]
+fn allow_fallback_adapter_false_refuses_a_software_adapter_and_keeps_reporting_it() {
+    let refuse = ProbeOptions { allow_fallback_adapter: false, ..ProbeOptions::default() };
+    assert!(ProbeOptions::default().allow_fallback_adapter, "the default keeps the declared answers");
+    let report = adapter_report().under(&refuse);
+    assert_eq!((report.available, report.reason), (false, ProbeReason::FallbackAdapter));
+    assert_eq!(
+        report.message,
+        "fallback adapter google swiftshader: a software adapter, refused (allowFallbackAdapter: false): \
+         WebGPU kernels would run on the CPU"
+    );
+    assert!(report.adapter.as_ref().unwrap().is_fallback_adapter, "the adapter is still reported");
+    let resolution = resolve(&Target::wasm(), &report);
+    assert_eq!(resolution.changes[0].action, FeatureAction::Dropped);
+    assert_eq!(resolution.changes[0].reason, ProbeReason::FallbackAdapter);
+    assert_eq!(resolution.availability.web_gpu, None);
+    // A hardware adapter, the default, and an outcome without an adapter: unchanged.
+    let mut hardware = adapter_report();
+    hardware.adapter.as_mut().unwrap().is_fallback_adapter = false;
+    assert_eq!(hardware.clone().under(&refuse), hardware);
+    assert_eq!(adapter_report().under(&ProbeOptions::default()), adapter_report());
+    let none = unavailable(ProbeReason::NoAdapter);
+    assert_eq!(none.clone().under(&refuse), none);
+    // The option in JSON, as JS passes it.
+    let options: ProbeOptions = from_json(r#"{"allowFallbackAdapter": false}"#).unwrap();
+    assert_eq!(options, refuse);
 }
 
 #[test]
@@ -180,7 +212,7 @@ fn a_server_can_recheck_a_client_plan_from_the_probed_availability_json() {
         to_json(&client.availability),
         to_json(&webgpu_capsule("needs-f16", requires(&["shader-f16"], &[]))),
     );
-    let result = parse_plan_request(&request).unwrap().run();
+    let result = plan(&parse_plan_request(&request, &Limits::DEFAULT).unwrap()).unwrap();
     assert!(!result.ok);
     assert_eq!(result.attempts[0].ops[0].candidates()[0].reason, Some(RejectionReason::WebGpuFeatureMissing));
 }

@@ -7,10 +7,14 @@
 //! that `only(p)` stays on `p`, that planning is deterministic, that JSON
 //! forms round-trip, and that parsing never panics, whatever the input.
 
-use backend_targets::to_json;
-use backend_targets::*;
+use backend_targets::{json::*, plan_result::*, vocab::*, webgpu::*, *};
 use proptest::prelude::*;
 use proptest::sample::{Index, select, subsequence};
+
+/// `plan` under the default limits, as every runtime plans unless told otherwise.
+fn plan(request: &PlanRequest) -> Result<PlanResult> {
+    backend_targets::plan(request, &Limits::DEFAULT)
+}
 
 // ---------------------------------------------------------------------------
 // Strategies
@@ -317,7 +321,7 @@ proptest! {
 
     #[test]
     fn requests_round_trip_through_json(request in request()) {
-        prop_assert_eq!(parse_plan_request(&to_json(&request)).unwrap(), request);
+        prop_assert_eq!(parse_plan_request(&to_json(&request), &Limits::DEFAULT).unwrap(), request);
     }
 
     /// Every kernel is admitted by the availability and admissible under the
@@ -363,7 +367,7 @@ proptest! {
                     match &explained.capsule {
                         None => prop_assert_eq!(
                             explained.message.clone(),
-                            Some(no_capsule_message(explained.op, config.device))
+                            Some(format!("no admissible backend capsule for op {} on device {}", explained.op, config.device))
                         ),
                         Some(_) => prop_assert_eq!(&explained.message, &None),
                     }
@@ -522,8 +526,8 @@ proptest! {
     #[test]
     fn planning_is_deterministic(request in request()) {
         let text = to_json(&request);
-        let first = plan_request_json(&text).unwrap();
-        let second = plan_request_json(&text).unwrap();
+        let first = plan_json(&text, &Limits::DEFAULT).unwrap();
+        let second = plan_json(&text, &Limits::DEFAULT).unwrap();
         prop_assert_eq!(&first, &second);
         prop_assert_eq!(to_json(&plan(&request).unwrap()), first.1.clone());
         prop_assert_eq!(plan(&request).unwrap(), plan(&request).unwrap());
@@ -531,7 +535,7 @@ proptest! {
 
     #[test]
     fn parsing_arbitrary_strings_never_panics(text in any::<String>()) {
-        let _ = parse_plan_request(&text);
+        let _ = parse_plan_request(&text, &Limits::DEFAULT);
         let _ = parse_target(&text);
         let _ = parse_availability(&text);
         let _ = text.parse::<BackendOp>();
@@ -539,7 +543,7 @@ proptest! {
 
     #[test]
     fn parsing_json_like_strings_never_panics(text in r#"[\[\]{}":,` a-zA-Z0-9_.\-\\]{0,80}"#) {
-        let _ = parse_plan_request(&text);
+        let _ = parse_plan_request(&text, &Limits::DEFAULT);
         let _ = parse_target(&text);
     }
 
@@ -570,16 +574,16 @@ proptest! {
             }
         }
         let text: String = chars.into_iter().collect();
-        match parse_plan_request(&text) {
+        match parse_plan_request(&text, &Limits::DEFAULT) {
             Ok(parsed) => {
-                let (ok, json) = plan_request_json(&text).unwrap();
+                let (ok, json) = plan_json(&text, &Limits::DEFAULT).unwrap();
                 prop_assert_eq!(ok, plan(&parsed).unwrap().ok);
                 let prefix = "{\"ok\":";
                 prop_assert!(json.starts_with(prefix), "{}", json);
             }
             Err(error) => {
                 prop_assert!(!error.message.is_empty());
-                prop_assert_eq!(plan_request_json(&text).unwrap_err(), error);
+                prop_assert_eq!(plan_json(&text, &Limits::DEFAULT).unwrap_err(), error);
             }
         }
     }
@@ -700,9 +704,9 @@ proptest! {
     #[test]
     fn the_answer_never_exceeds_its_bound(request in prop_oneof![request(), wordy_request()]) {
         let text = to_json(&request);
-        let (_, answer) = plan_request_json(&text).unwrap();
+        let (_, answer) = plan_json(&text, &Limits::DEFAULT).unwrap();
         let below = Limits { output_bytes: answer.len() - 1, ..Limits::DEFAULT };
-        let error = parse_plan_request_with(&text, &below).unwrap_err();
+        let error = parse_plan_request(&text, &below).unwrap_err();
         prop_assert_eq!(error.code, ErrorCode::LimitExceeded);
         prop_assert!(error.message.contains("the limit outputBytes"), "{}", error.message);
     }

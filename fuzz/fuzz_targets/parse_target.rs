@@ -1,7 +1,7 @@
 //! Any text: `parse_target` and `parse_availability` return a value or a
 //! located error, never panic; a parsed target re-serializes and re-parses equal.
 #![no_main]
-use backend_targets::{parse_availability, parse_target, to_json};
+use backend_targets::{json::to_json, parse_availability, parse_target};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,10 +1,10 @@
 //! Structured planner fuzzing: bytes choose the availability, the configs, the
 //! catalog and the ops; every plan must respect SPEC §5 (each kernel's capsule
-//! is admitted by the availability and admissible under the config that
-//! served it; `only(p)` yields only `p`), and per-op mode never fails where
-//! whole-plan mode succeeds.
+//! is admitted by the availability, of its op, on the config's device, forward,
+//! trusted by its policy; `only(p)` yields only `p`: restated here), and per-op
+//! mode never fails where whole-plan mode succeeds.
 #![no_main]
-use backend_targets::*;
+use backend_targets::{vocab::*, *};
 use libfuzzer_sys::fuzz_target;
 
 struct Bytes<'a>(&'a [u8]);
@@ -66,18 +66,34 @@ fuzz_target!(|data: &[u8]| {
             requires: None,
         })
         .collect();
-    let planner = Planner::new(&catalog, &availability);
-    let whole = planner.plan(&ops, &configs, PlanMode::WholePlan);
-    let per_op = planner.plan(&ops, &configs, PlanMode::PerOp);
+    let plan_in = |mode| {
+        let request = PlanRequest {
+            configs: Some(configs.clone()),
+            availability: Some(availability.clone()),
+            capsules: Some(catalog.clone()),
+            mode,
+            ..PlanRequest::new(ops.clone())
+        };
+        plan(&request, &Limits::DEFAULT).expect("a valid request")
+    };
+    let whole = plan_in(PlanMode::WholePlan);
+    let per_op = plan_in(PlanMode::PerOp);
     if whole.ok {
         assert!(per_op.ok, "per-op fallback failed where a whole plan exists");
     }
+    // SPEC §5's rules a kernel's capsule must meet, restated here.
+    let trust_rank = |level| TrustLevel::ALL.iter().position(|&l| l == level).unwrap();
+    let policy_rank = |policy| TrustPolicy::ALL.iter().position(|&p| p == policy).unwrap();
     for result in [&whole, &per_op] {
         for kernel in result.kernels.iter().flatten() {
             let config = &configs[kernel.config_index];
             let capsule = catalog.iter().find(|c| c.name == kernel.capsule).unwrap();
-            assert!(availability.admits(capsule.device, capsule.provider));
-            assert!(is_admissible(capsule, kernel.op, config, &availability));
+            assert!(
+                availability.devices.contains(&capsule.device) && availability.providers.contains(&capsule.provider)
+            );
+            assert_eq!((capsule.op, capsule.device), (kernel.op, config.device));
+            assert!(capsule.supports_forward);
+            assert!(trust_rank(capsule.trust_level) <= policy_rank(config.trust_policy));
             if let BackendPreference::Only(p) = config.backend {
                 assert_eq!(capsule.provider, p);
             }

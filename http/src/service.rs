@@ -11,9 +11,10 @@
 //! error codes and paths. A query parameter's path is its name (`os`,
 //! `limit`) where the command's is its flag (`--os`, `--limit`).
 
+use backend_targets::json::to_json;
+use backend_targets::vocab::{Architecture, OperatingSystem};
 use backend_targets::{
-    Architecture, Error, ErrorCode, Limits, OperatingSystem, Preset, PresetOptions, SchemaName,
-    parse_plan_request_with, parse_target, presets, reference_capsules, to_json,
+    Error, ErrorCode, Limits, Preset, PresetOptions, SchemaName, parse_target, plan_json, presets, reference_capsules,
 };
 
 /// What a route answers, once routed.
@@ -246,10 +247,7 @@ impl Pending {
         };
         let answer = match self.handler {
             Handler::Availability => parse_target(&text).map(|target| Reply::ok(&target.declared_availability())),
-            _ => parse_plan_request_with(&text, &self.limits).map(|request| {
-                let result = request.run();
-                Reply::json(if result.ok { 200 } else { 422 }, to_json(&result))
-            }),
+            _ => plan_json(&text, &self.limits).map(|(ok, json)| Reply::json(if ok { 200 } else { 422 }, json)),
         };
         answer.unwrap_or_else(|error| Reply::invalid(&error))
     }

@@ -72,9 +72,6 @@ fn is_plain_key(key: &str) -> bool {
 /// serde's derive refuses a repeated struct field by itself; this pre-scan is
 /// what catches one in a map field (`limits`), which would keep the last.
 fn first_repeated(fields: &[(Cow<'_, str>, Json<'_>)]) -> Option<usize> {
-    if fields.len() <= 16 {
-        return (1..fields.len()).find(|&i| fields[..i].iter().any(|(k, _)| *k == fields[i].0));
-    }
     first_repeat(fields.iter().map(|(key, _)| key.as_ref()))
 }
 

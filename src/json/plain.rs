@@ -138,7 +138,7 @@ fn article(type_name: &str) -> &'static str {
 
 /// Text that the host could not parse as JSON (in the browser, what
 /// `JSON.parse` said): the strict reader's code, at the top level.
-#[cfg(browser)]
+#[cfg(all(browser, not(feature = "planner-exports")))]
 pub fn not_json(why: &str) -> Error {
     Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {why}"))
 }
@@ -150,7 +150,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::json::error::quoted;
     use crate::json::from_json;
-    use crate::probe::ProbeOptions;
+    use crate::probe::web::ProbeOptions;
     use proptest::prelude::*;
 
     /// A value as (its JSON text, what the host's parse gives). Numbers are

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::cuda::CudaVersion;
 use super::load::LoaderPath;
-use crate::host::{ChangeAction, CheckReport, NativeChange, NativeCheck, NativeReason, Subject};
+use crate::probe::native::{ChangeAction, CheckReport, NativeChange, NativeCheck, NativeReason, Subject};
 use crate::target::Target;
 use crate::vocab::{Accelerator, BuildFeature};
 
@@ -292,14 +292,16 @@ mod tests {
         let missing = CheckReport::new(NativeCheck::Cuda, NativeReason::DriverNotFound, "no driver");
         assert_eq!(dependent_checks(&target, &[missing]), [NativeCheck::LibTorch]);
         // Without CUDA declared, libtorch is a first check.
-        let cpu = Target { features: vec![BuildFeature::LibTorch], ..Target::linux_cpu(crate::Architecture::X86_64) };
+        let cpu =
+            Target { features: vec![BuildFeature::LibTorch], ..Target::linux_cpu(crate::vocab::Architecture::X86_64) };
         assert_eq!(first_checks(&cpu), [NativeCheck::LibTorch]);
         assert!(dependent_checks(&cpu, &[]).is_empty());
     }
 
     #[test]
     fn a_cuda_library_without_the_cuda_accelerator_requires_it() {
-        let target = Target { features: vec![BuildFeature::CuBlas], ..Target::linux_cpu(crate::Architecture::X86_64) };
+        let target =
+            Target { features: vec![BuildFeature::CuBlas], ..Target::linux_cpu(crate::vocab::Architecture::X86_64) };
         let changes = decide(&target, &[]);
         assert_eq!(changes.len(), 1);
         assert_eq!((changes[0].action, changes[0].reason), (ChangeAction::Dropped, NativeReason::RequiresAccelerator));

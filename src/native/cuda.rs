@@ -13,7 +13,7 @@ use libloading::Library;
 
 use super::codes::{CUDA_ERROR_NO_DEVICE, CUDA_ERROR_STUB_LIBRARY, CUDA_RESULTS, name_in};
 use super::load::{Loaded, LoaderPath, open_first, returned_text, symbol, text_in};
-use crate::host::{CheckReport, HostDevice, NativeCheck, NativeReason};
+use crate::probe::native::{CheckReport, HostDevice, NativeCheck, NativeReason};
 
 /// The driver library, as the loader names it.
 #[cfg(windows)]

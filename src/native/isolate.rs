@@ -28,7 +28,7 @@ use std::thread;
 use std::time::Instant;
 
 use super::checks::{Context, run};
-use crate::host::{CheckReport, NativeCheck, NativeReason};
+use crate::probe::native::{CheckReport, NativeCheck, NativeReason};
 
 /// The file descriptor a check's process writes its answer to.
 #[cfg(unix)]
@@ -78,7 +78,7 @@ mod unix {
     use super::super::checks::Context;
     use super::super::load::LOADER_PATH_VARIABLE;
     use super::{ANSWER_FD, MAX_ANSWER_BYTES, answer_in, crashed, timed_out};
-    use crate::host::{CheckReport, NativeCheck};
+    use crate::probe::native::{CheckReport, NativeCheck};
 
     /// One check's process while it runs.
     struct Running {

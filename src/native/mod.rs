@@ -38,10 +38,10 @@ use checks::Context;
 use cuda::CudaVersion;
 use load::LoaderPath;
 
-use crate::host::{
+use crate::json::to_json;
+use crate::probe::native::{
     CheckReport, HostReport, Isolation, NATIVE_PROBE_TIMEOUT_MS, NativeCheck, NativeReason, NativeResolution,
 };
-use crate::json::to_json;
 use crate::target::Target;
 use crate::vocab::{Architecture, OperatingSystem};
 

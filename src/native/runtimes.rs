@@ -10,7 +10,7 @@ use libloading::Library;
 use super::codes::{HIP_ERROR_INVALID_DEVICE, HIP_ERROR_NO_DEVICE, HIP_ERRORS, name_in};
 use super::cuda::{MAX_LISTED_DEVICES, NAME_BUFFER};
 use super::load::{Loaded, LoaderPath, open_first, returned_text, symbol, text_in};
-use crate::host::{CheckReport, HostDevice, NativeCheck, NativeReason};
+use crate::probe::native::{CheckReport, HostDevice, NativeCheck, NativeReason};
 
 /// The file names a runtime check tries, newest major first.
 pub(crate) fn runtime_names(check: NativeCheck) -> &'static [&'static str] {

@@ -8,9 +8,9 @@ use super::api::{js_error, json_text, text_from_js, to_js};
 use crate::error::{Error, ErrorCode};
 use crate::json::{from_json, to_json};
 use crate::limits::Limits;
-use crate::request::{parse_target, plan_request_json_with};
 use crate::schema::SchemaName;
 use crate::target::{Preset, PresetOptions, Target, preset_table, presets as all_presets};
+use crate::text::{self, parse_target};
 
 /// A required argument as JSON text of at most `max_bytes`: `missing-field`,
 /// naming `what`, when it is `undefined`.
@@ -178,7 +178,7 @@ pub fn plan_json(
 }
 
 fn plan_text(text: &str, limits: &Limits) -> Result<String, JsValue> {
-    plan_request_json_with(text, limits).map(|(_, json)| json).map_err(js_error)
+    text::plan_json(text, limits).map(|(_, json)| json).map_err(js_error)
 }
 
 /// The built-in catalog: a `reference` capsule on `cpu` for every op.

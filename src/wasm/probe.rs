@@ -35,7 +35,7 @@ use super::api::{js_error, to_js};
 use crate::json::from_json;
 use crate::json::to_json;
 use crate::limits::Limits;
-use crate::probe::{
+use crate::probe::web::{
     AdapterInfo, AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report,
 };
 use crate::target::Target;

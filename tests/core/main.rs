@@ -12,12 +12,64 @@ mod request;
 mod spellings;
 mod targets;
 
-use backend_targets::*;
-use backend_targets::{from_json, to_json};
+use backend_targets::{json::*, plan_result::*, vocab::*, webgpu::*, *};
 
 use BackendOp as Op;
 use Device as D;
 use Provider as P;
+
+/// `plan` under the default limits, as every runtime plans unless told otherwise.
+fn plan(request: &PlanRequest) -> Result<PlanResult> {
+    backend_targets::plan(request, &Limits::DEFAULT)
+}
+
+/// A request for `ops` under `configs` against `availability` with `catalog`, planned.
+fn planned(
+    catalog: &[KernelCapsule],
+    availability: &Availability,
+    ops: &[BackendOp],
+    configs: &[ExecutionConfig],
+    mode: PlanMode,
+) -> PlanResult {
+    plan(&PlanRequest {
+        configs: Some(configs.to_vec()),
+        availability: Some(availability.clone()),
+        capsules: Some(catalog.to_vec()),
+        mode,
+        ..PlanRequest::new(ops.to_vec())
+    })
+    .unwrap()
+}
+
+/// Whether `capsule` alone plans `op` under `config`: admitted by the
+/// availability and admissible (SPEC §5), through the public planner.
+fn is_admissible(
+    capsule: &KernelCapsule,
+    op: BackendOp,
+    config: &ExecutionConfig,
+    availability: &Availability,
+) -> bool {
+    planned(std::slice::from_ref(capsule), availability, &[op], &[*config], PlanMode::WholePlan).ok
+}
+
+/// The kernels of `ops` under one config, or the SPEC messages of those it could not plan.
+fn plan_ops(
+    ops: &[BackendOp],
+    config: &ExecutionConfig,
+    availability: &Availability,
+    catalog: &[KernelCapsule],
+) -> std::result::Result<Vec<Kernel>, Vec<String>> {
+    let result = planned(catalog, availability, ops, &[*config], PlanMode::WholePlan);
+    match result.kernels {
+        Some(kernels) => Ok(kernels),
+        None => Err(result.attempts.into_iter().flat_map(|a| a.ops).filter_map(|op| op.message).collect()),
+    }
+}
+
+/// SPEC §5's failure message.
+fn no_capsule_message(op: BackendOp, device: Device) -> String {
+    format!("no admissible backend capsule for op {op} on device {device}")
+}
 
 // Capsules, configs and verdicts shared by the sections.
 

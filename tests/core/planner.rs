@@ -68,7 +68,7 @@ fn prefer_moves_the_providers_capsules_first_keeping_catalog_order() {
         capsule("cuda.1", Op::Add, P::NativeCuda, D::Cuda),
     ];
     let prefer = config(D::Cpu, BackendPreference::Prefer(P::TorchLean));
-    let result = Planner::new(&catalog, &availability).plan(&[Op::Add], &[prefer], PlanMode::WholePlan);
+    let result = planned(&catalog, &availability, &[Op::Add], &[prefer], PlanMode::WholePlan);
     let order: Vec<usize> = result.attempts[0].ops[0].candidates().iter().map(|c| c.catalog_index).collect();
     assert_eq!(order, [1, 3, 0, 2, 4]);
     assert_eq!(result.kernels.unwrap()[0].capsule, "tl.1");
@@ -84,7 +84,7 @@ fn prefer_moves_the_providers_capsules_first_keeping_catalog_order() {
     assert_eq!(chosen(&[Op::Add], &prefer_xla, &availability, &catalog).unwrap(), ["ref.1"]);
     // Auto keeps catalog order.
     let auto = config(D::Cpu, BackendPreference::Auto);
-    let result = Planner::new(&catalog, &availability).plan(&[Op::Add], &[auto], PlanMode::WholePlan);
+    let result = planned(&catalog, &availability, &[Op::Add], &[auto], PlanMode::WholePlan);
     let order: Vec<usize> = result.attempts[0].ops[0].candidates().iter().map(|c| c.catalog_index).collect();
     assert_eq!(order, [0, 1, 2, 3, 4]);
 }
@@ -292,7 +292,7 @@ fn default_request_plans_all_68_ops() {
         assert_eq!((kernel.provider, kernel.device, kernel.config_index), (P::Reference, D::Cpu, 0));
     }
     // The same through JSON, and through every strict-enough default config.
-    let (ok, _) = plan_request_json(&format!(r#"{{"ops":{}}}"#, to_json(&BackendOp::ALL))).unwrap();
+    let (ok, _) = plan_json(&format!(r#"{{"ops":{}}}"#, to_json(&BackendOp::ALL)), &Limits::DEFAULT).unwrap();
     assert!(ok);
     // Default config, default availability, plain plan_ops.
     let planned =
@@ -383,14 +383,17 @@ fn per_op_fallback_uses_a_kernel_where_one_exists_and_cpu_for_the_rest() {
     catalog.push(capsule("webgpu.add", Op::Add, P::WebGpu, D::Wasm));
     let gpu = config(D::Wasm, BackendPreference::Only(P::WebGpu));
     let cpu = ExecutionConfig::default();
-    let request = parse_plan_request(&format!(
-        r#"{{"ops":["matmul","relu","add","softmax"],"mode":"perOp","configs":[{},{}],
+    let request = parse_plan_request(
+        &format!(
+            r#"{{"ops":["matmul","relu","add","softmax"],"mode":"perOp","configs":[{},{}],
             "target":{{"os":"wasi","arch":"wasm32","accelerator":"wasm","features":["webGpu"]}},
             "capsules":{}}}"#,
-        to_json(&gpu),
-        to_json(&cpu),
-        to_json(&catalog)
-    ))
+            to_json(&gpu),
+            to_json(&cpu),
+            to_json(&catalog)
+        ),
+        &Limits::DEFAULT,
+    )
     .unwrap();
     assert_eq!(request.mode, PlanMode::PerOp);
     let result = plan(&request).unwrap();
@@ -480,8 +483,8 @@ fn explain_false_keeps_only_failing_ops() {
     assert_eq!(result.attempts[0].ops.len(), 2);
     assert_eq!(result.attempts[1].ops.len(), 2);
     // `explain` defaults to true in JSON.
-    assert!(parse_plan_request(r#"{"ops":[]}"#).unwrap().explain);
-    assert!(!parse_plan_request(r#"{"ops":[],"explain":false}"#).unwrap().explain);
+    assert!(parse_plan_request(r#"{"ops":[]}"#, &Limits::DEFAULT).unwrap().explain);
+    assert!(!parse_plan_request(r#"{"ops":[],"explain":false}"#, &Limits::DEFAULT).unwrap().explain);
 }
 
 #[test]
@@ -496,8 +499,8 @@ fn planning_is_deterministic_to_the_byte() {
         ..PlanRequest::new(BackendOp::ALL.to_vec())
     };
     let text = to_json(&request);
-    let first = plan_request_json(&text).unwrap();
-    let second = plan_request_json(&text).unwrap();
+    let first = plan_json(&text, &Limits::DEFAULT).unwrap();
+    let second = plan_json(&text, &Limits::DEFAULT).unwrap();
     assert_eq!(first, second);
     assert!(first.0);
     assert_eq!(to_json(&plan(&request).unwrap()), first.1);
@@ -505,12 +508,12 @@ fn planning_is_deterministic_to_the_byte() {
     // The same request with whitespace and field order changed gives the same bytes.
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     let pretty = serde_json::to_string_pretty(&value).unwrap();
-    assert_eq!(plan_request_json(&pretty).unwrap(), first);
+    assert_eq!(plan_json(&pretty, &Limits::DEFAULT).unwrap(), first);
 }
 
 #[test]
 fn plan_result_json_shape() {
-    let (ok, text) = plan_request_json(r#"{"ops":["add"],"explain":false}"#).unwrap();
+    let (ok, text) = plan_json(r#"{"ops":["add"],"explain":false}"#, &Limits::DEFAULT).unwrap();
     assert!(ok);
     assert_eq!(
         text,
@@ -522,7 +525,7 @@ fn plan_result_json_shape() {
             r#""attempts":[{"configIndex":0,"config":{"device":"cpu","backend":"auto","trustPolicy":"checked","vjpMode":"torchLeanTape"},"ok":true,"ops":[]}]}"#
         )
     );
-    let (ok, text) = plan_request_json(r#"{"ops":["add"],"config":{"device":"cuda"}}"#).unwrap();
+    let (ok, text) = plan_json(r#"{"ops":["add"],"config":{"device":"cuda"}}"#, &Limits::DEFAULT).unwrap();
     assert!(!ok);
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(json["ok"], false);

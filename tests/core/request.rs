@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn request_defaults() {
-    let request = parse_plan_request(r#"{"ops":["add"]}"#).unwrap();
+    let request = parse_plan_request(r#"{"ops":["add"]}"#, &Limits::DEFAULT).unwrap();
     assert_eq!(request, PlanRequest::new(vec![Op::Add]));
     assert_eq!(request.configs(), [ExecutionConfig::default()]);
     assert_eq!(request.availability(), Availability::default());
@@ -64,9 +64,9 @@ fn request_validation_errors() {
             assert_eq!((error.code, error.path.as_str()), (code, path), "{error}");
         }
         // The same through JSON.
-        let error = parse_plan_request(&to_json(&request)).unwrap_err();
+        let error = parse_plan_request(&to_json(&request), &Limits::DEFAULT).unwrap_err();
         assert_eq!((error.code, error.path.as_str()), (code, path), "{error}");
-        let error = plan_request_json(&to_json(&request)).unwrap_err();
+        let error = plan_json(&to_json(&request), &Limits::DEFAULT).unwrap_err();
         assert_eq!(error.code, code);
     }
 }
@@ -146,7 +146,7 @@ fn strict_json_errors_have_a_code_and_a_path() {
         (r#"{"ops":[]}x"#.into(), E::InvalidJson, ""),
     ];
     for (text, code, path) in &cases {
-        let error = parse_plan_request(text).unwrap_err();
+        let error = parse_plan_request(text, &Limits::DEFAULT).unwrap_err();
         assert_eq!((error.code, error.path.as_str()), (*code, *path), "{text}\n  => {error}");
         assert!(!error.message.is_empty());
         // The one-line form names the code and the path.
@@ -155,10 +155,10 @@ fn strict_json_errors_have_a_code_and_a_path() {
         if !path.is_empty() {
             assert!(line.contains(path), "{line}");
         }
-        assert_eq!(plan_request_json(text).unwrap_err(), error);
+        assert_eq!(plan_json(text, &Limits::DEFAULT).unwrap_err(), error);
     }
     // Trailing whitespace is fine.
-    assert!(parse_plan_request("  {\"ops\":[]}\n\t ").is_ok());
+    assert!(parse_plan_request("  {\"ops\":[]}\n\t ", &Limits::DEFAULT).is_ok());
 }
 
 #[test]
@@ -176,7 +176,7 @@ fn bad_spelling_errors_suggest_the_meant_spelling_or_list_the_valid_ones() {
         (r#"{"ops":[],"mode":"whole"}"#, PlanMode::SPELLINGS, None),
     ];
     for (text, expected, meant) in cases {
-        let error = parse_plan_request(text).unwrap_err();
+        let error = parse_plan_request(text, &Limits::DEFAULT).unwrap_err();
         assert_eq!(error.code, ErrorCode::UnknownVariant, "{text}");
         assert_eq!(error.expected, expected, "{text}");
         match meant {
@@ -193,7 +193,7 @@ fn bad_spelling_errors_suggest_the_meant_spelling_or_list_the_valid_ones() {
     }
     // An unknown field: the field it most likely meant, and `expected` lists
     // the fields the object does define.
-    let error = parse_plan_request(r#"{"ops":[],"capsule":[]}"#).unwrap_err();
+    let error = parse_plan_request(r#"{"ops":[],"capsule":[]}"#, &Limits::DEFAULT).unwrap_err();
     assert_eq!(error.code, ErrorCode::UnknownField);
     assert_eq!(error.message, r#"unknown field "capsule": did you mean "capsules"?"#);
     assert_eq!(error.expected, ["ops", "config", "configs", "target", "availability", "capsules", "mode", "explain"]);
@@ -201,16 +201,16 @@ fn bad_spelling_errors_suggest_the_meant_spelling_or_list_the_valid_ones() {
 
 #[test]
 fn error_json_shape() {
-    let error = parse_plan_request(r#"{"ops":["Add"]}"#).unwrap_err();
+    let error = parse_plan_request(r#"{"ops":["Add"]}"#, &Limits::DEFAULT).unwrap_err();
     let json: serde_json::Value = serde_json::from_str(&to_json(&error)).unwrap();
     assert_eq!(json["code"], "unknown-variant");
     assert_eq!(json["path"], "ops[0]");
     assert_eq!(json["expected"].as_array().unwrap().len(), 68);
-    let error = parse_plan_request(r#"{}"#).unwrap_err();
+    let error = parse_plan_request(r#"{}"#, &Limits::DEFAULT).unwrap_err();
     let json: serde_json::Value = serde_json::from_str(&to_json(&error)).unwrap();
     assert!(json.get("expected").is_none(), "{json}");
     assert_eq!(error.one_line(), format!("[missing-field] at ops: {}", error.message));
-    let error = parse_plan_request("{").unwrap_err();
+    let error = parse_plan_request("{", &Limits::DEFAULT).unwrap_err();
     assert!(error.one_line().starts_with("[invalid-json] at (top level): "), "{}", error.one_line());
 }
 
@@ -227,7 +227,7 @@ fn request_round_trips_through_json() {
         explain: false,
         ..PlanRequest::new(BackendOp::ALL.to_vec())
     };
-    assert_eq!(parse_plan_request(&to_json(&request)).unwrap(), request);
+    assert_eq!(parse_plan_request(&to_json(&request), &Limits::DEFAULT).unwrap(), request);
 }
 
 /// A bad spelling or an unknown key that itself contains a backtick keeps the
@@ -236,11 +236,11 @@ fn request_round_trips_through_json() {
 #[test]
 fn a_backtick_in_the_offending_text_keeps_the_expected_list() {
     assert_eq!("a`b".parse::<BackendOp>().unwrap_err().expected, BackendOp::SPELLINGS);
-    let error = parse_plan_request(r#"{"ops":["a`b"]}"#).unwrap_err();
+    let error = parse_plan_request(r#"{"ops":["a`b"]}"#, &Limits::DEFAULT).unwrap_err();
     assert_eq!((error.code, error.path.as_str()), (ErrorCode::UnknownVariant, "ops[0]"));
     assert_eq!(error.expected, BackendOp::SPELLINGS);
     assert!(error.message.contains("a`b"), "{}", error.message);
-    let error = parse_plan_request(r#"{"ops":[],"a`b":1}"#).unwrap_err();
+    let error = parse_plan_request(r#"{"ops":[],"a`b":1}"#, &Limits::DEFAULT).unwrap_err();
     // A key that is not a plain name stands in the path as a quoted index.
     assert_eq!((error.code, error.path.as_str()), (ErrorCode::UnknownField, r#"["a`b"]"#));
     assert_eq!(error.expected, ["ops", "config", "configs", "target", "availability", "capsules", "mode", "explain"]);

@@ -174,7 +174,8 @@ fn every_snake_case_report_name_parses_to_its_op() {
     assert!("Matmul".parse::<BackendOp>().is_err());
     assert!("batch_norm_channel_first".parse::<BackendOp>().is_err());
     // Aliases are accepted inside a request too.
-    let request = parse_plan_request(r#"{"ops": ["log_softmax", "scaled_dot_product_attention"]}"#).unwrap();
+    let request =
+        parse_plan_request(r#"{"ops": ["log_softmax", "scaled_dot_product_attention"]}"#, &Limits::DEFAULT).unwrap();
     assert_eq!(request.ops, [Op::LogSoftmax, Op::ScaledDotProductAttention]);
 }
 

@@ -93,6 +93,23 @@ test('an uncaught error in Node reports its message, not the minified source lin
   assert.ok(at >= 0 && at < 6, report);
 });
 
+test('WebSchemaName in the types leaves out exactly the schemas the module refuses (the native-only forms)', () => {
+  const types = readFileSync(join(PKG, 'backend_targets.d.ts'), 'utf8');
+  const excluded = [...types.match(/export type WebSchemaName = Exclude<SchemaName, ([^>]+)>;/)[1].matchAll(/"(\w+)"/g)].map((m) => m[1]);
+  const all = [...types.match(/export type SchemaName = ([^;]+);/)[1].matchAll(/"(\w+)"/g)].map((m) => m[1]);
+  const refused = all.filter((name) => {
+    try {
+      api.schema(name);
+      return false;
+    } catch (error) {
+      assert.equal(error.code, 'unsupported-platform', name);
+      return true;
+    }
+  });
+  assert.deepEqual(excluded, refused);
+  assert.ok(refused.length > 0 && refused.length < all.length);
+});
+
 test('the package.json exports map sends Node to node.js and everything else to index.js', () => {
   const manifest = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
   assert.equal(manifest.type, 'module');

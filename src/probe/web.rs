@@ -1,9 +1,8 @@
-//! Declared versus probed (SPEC §3), as data: the probe report, the WebGPU
-//! capabilities a probe found, the requirements a capsule may state, and
-//! `resolve`, which decides the `webGpu` feature from a report. Pure: the
-//! browser probe that fills a report lives in `wasm::probe`; the native probe
-//! (`native`) answers with a `host::NativeResolution` of its own, leaving this
-//! browser shape as it was.
+//! The browser's half of the pair (SPEC §3): the WebGPU probe's options and
+//! report, and `resolve`, which decides the `wasm` target's `webGpu` feature
+//! from a report and carries the adapter's capabilities into the
+//! availability. Pure: the probe that fills a report lives in `wasm::probe`;
+//! the native half is `probe::native`.
 
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +17,7 @@ use crate::webgpu::{LimitMap, WebGpuCapabilities};
 
 spelled_enum! {
     /// Why a probe ended as it did: one stable code per outcome.
+    #[non_exhaustive]
     pub enum ProbeReason {
         /// An adapter answered (and, with `verifyDevice`, gave a device).
         AdapterAvailable = "adapter-available",
@@ -245,6 +245,7 @@ impl ProbeReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct FeatureChange {
     /// The feature decided.
     pub feature: BuildFeature,
@@ -261,6 +262,7 @@ pub struct FeatureChange {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(browser, derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct Resolution {
     /// The target as given.
     #[cfg_attr(browser, tsify(type = "Required<Target>"))]

@@ -3,13 +3,13 @@
 //! with one change per accelerator or feature decided. Pure data, no OS
 //! types: the probe that fills it lives in `native` (native builds only), and
 //! `Resolution::from_changes` is the only logic, applying decided changes to
-//! a target. Not compiled for the browser, which probes `webGpu` only and
-//! answers with the `probe::Resolution` of its own.
+//! a target. The native half of the pair (`probe::web` is the browser's);
+//! not compiled for the browser, which probes `webGpu` only.
 
 use serde::{Deserialize, Serialize};
 
 use crate::availability::Availability;
-use crate::planner::PlanResult;
+use crate::plan_result::PlanResult;
 use crate::target::Target;
 use crate::vocab::{Accelerator, Architecture, BuildFeature, OperatingSystem, spelled_enum};
 
@@ -18,6 +18,7 @@ pub const NATIVE_PROBE_TIMEOUT_MS: u32 = 5000;
 
 spelled_enum! {
     /// Why the native probe decided an accelerator or a feature as it did.
+    #[non_exhaustive]
     pub enum NativeReason {
         /// The runtime loaded, initialised and counted at least one device.
         DeviceAvailable = "device-available",
@@ -72,6 +73,7 @@ spelled_enum! {
 
 spelled_enum! {
     /// One check of the host; several table rows may share one.
+    #[non_exhaustive]
     pub enum NativeCheck {
         /// The CUDA driver: `libcuda.so.1` (`nvcuda.dll`), `cuInit`, devices.
         Cuda = "cuda",
@@ -120,6 +122,7 @@ pub enum Subject {
 /// One accelerator or feature the native probe decided.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
 pub struct NativeChange {
     /// What is decided: `{"accelerator": …}` or `{"feature": …}`.
     #[serde(flatten)]
@@ -136,6 +139,7 @@ pub struct NativeChange {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
 pub struct HostDevice {
     /// The runtime's ordinal.
     pub index: u32,
@@ -153,6 +157,7 @@ pub struct HostDevice {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
 pub struct CheckReport {
     /// Which check.
     pub check: NativeCheck,
@@ -217,6 +222,7 @@ impl CheckReport {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
 pub struct HostReport {
     /// The host's operating system (the probe's build).
     pub os: OperatingSystem,
@@ -242,6 +248,7 @@ pub struct HostReport {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
 pub struct NativeResolution {
     /// The target as given.
     pub declared: Target,
@@ -284,6 +291,7 @@ impl NativeResolution {
 /// with the resolution that gave that availability.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
 pub struct ProbedPlanResult {
     /// The plan result's fields, as `plan` prints them.
     #[serde(flatten)]

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Mutation testing of the gating that decides which kernel runs (issue 21):
+# cargo-mutants on src/planner.rs, src/webgpu.rs and src/plan_result.rs,
+# against the native suites that check them (unit tests, tests/core,
+# tests/probe, tests/schemas, tests/properties). Not in .ci/run: it builds the
+# crate once per mutant (about 10 minutes on 2 cores). Installs cargo-mutants
+# (crates.io) when it is missing. Exits non-zero when a mutant survives; the
+# survivors, if any, are listed in target/mutants/<file>/missed.txt.
+#   scripts/mutants.sh [FILE...]     default: the three files above
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked
+files=("$@")
+[ ${#files[@]} -eq 0 ] && files=(src/planner.rs src/webgpu.rs src/plan_result.rs)
+status=0
+for file in "${files[@]}"; do
+  out="target/mutants/$(basename "$file" .rs)"
+  echo "== cargo mutants --file $file (log: $out/mutants.out)"
+  if cargo mutants --file "$file" --features schema --output "$out" -- --lib --test core --test probe --test schemas --test properties; then
+    echo "$file: no mutant survives"
+  else
+    status=1
+    echo "$file: survivors:"
+    cat "$out/mutants.out/missed.txt"
+  fi
+done
+exit $status

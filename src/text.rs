@@ -1,0 +1,45 @@
+//! The crate's text entry points: JSON text in, parsed strictly (an unknown
+//! field, a wrong type, a repeated key or value, a bad spelling: an `Error`
+//! with a code and a path) and validated, and for `plan_json` the compact
+//! JSON result out, the same bytes in every runtime.
+
+use crate::availability::Availability;
+use crate::error::Result;
+use crate::json::{from_json, to_json};
+use crate::limits::Limits;
+use crate::request::PlanRequest;
+use crate::target::Target;
+
+/// Parses a plan request strictly and validates it against `limits` (its
+/// bytes before it is read): what `plan_json` plans.
+pub fn parse_plan_request(text: &str, limits: &Limits) -> Result<PlanRequest> {
+    limits.validate("limits")?;
+    limits.check_bytes(text.len())?;
+    let request: PlanRequest = from_json(text)?;
+    request.validate()?;
+    limits.check_request(&request)?;
+    Ok(request)
+}
+
+/// Parses a target strictly and validates it.
+pub fn parse_target(text: &str) -> Result<Target> {
+    let target: Target = from_json(text)?;
+    target.validate("")?;
+    Ok(target)
+}
+
+/// Parses an availability strictly and validates it.
+pub fn parse_availability(text: &str) -> Result<Availability> {
+    let availability: Availability = from_json(text)?;
+    availability.validate("")?;
+    Ok(availability)
+}
+
+/// The planner as text, the one way to plan JSON: a request in (parsed
+/// strictly, validated against `limits`), whether it planned and the compact
+/// JSON result out. Every runtime calls this, so every runtime gives the
+/// same bytes (`backend-targets plan`, `planJson` in JS, the HTTP service).
+pub fn plan_json(text: &str, limits: &Limits) -> Result<(bool, String)> {
+    let result = parse_plan_request(text, limits)?.run();
+    Ok((result.ok, to_json(&result)))
+}
