@@ -408,14 +408,25 @@ fn usage(path: &str, message: impl Into<String>) -> Error {
     Error::new(ErrorCode::Usage, path, message)
 }
 
+/// lexopt's error in lexopt's words, but with the argument quoted as JSON
+/// (`json::quoted_short`), as every message quotes a value: lexopt's own
+/// `{:?}` printed nothing in the builds without `Debug` formatting (WASI), and
+/// its `Display` linked the formatting of any boxed error (2.5 KB there).
 fn usage_error(error: lexopt::Error) -> Error {
-    let path = match &error {
-        lexopt::Error::UnexpectedOption(option) => option.clone(),
-        lexopt::Error::MissingValue { option: Some(option) } => option.clone(),
-        lexopt::Error::UnexpectedValue { option, .. } => option.clone(),
-        _ => String::new(),
-    };
-    usage(&path, error.to_string())
+    use lexopt::Error::*;
+    let quoted = |value: &OsString| crate::json::quoted_short(&value.to_string_lossy());
+    match &error {
+        MissingValue { option: None } => usage("", "missing argument"),
+        MissingValue { option: Some(option) } => usage(option, format!("missing argument for option '{option}'")),
+        UnexpectedOption(option) => usage(option, format!("invalid option '{option}'")),
+        UnexpectedArgument(value) => usage("", format!("unexpected argument {}", quoted(value))),
+        UnexpectedValue { option, value } => {
+            usage(option, format!("unexpected argument for option '{option}': {}", quoted(value)))
+        }
+        NonUnicodeValue(value) => usage("", format!("argument is invalid unicode: {}", quoted(value))),
+        // Made only by a caller's own parsing or messages, which this command has none of.
+        _ => usage("", "invalid arguments"),
+    }
 }
 
 fn text_arg(value: OsString, what: &str) -> Result<String, Error> {

@@ -72,6 +72,17 @@ test('wasmtime: probe --help says that a WASI module refuses probe (its native h
   assert.ok(native.includes('Reasons: device-available'), 'the native help lists the reasons');
 });
 
+test('wasmtime: a usage error quotes the argument as the native command does (lexopt\'s {:?} printed nothing without Debug formatting)', () => {
+  for (const args of [['presets', 'extra'], ['presets', '--pretty=x'], ['plan', '--limit'], ['plan', '--bogus'], ['target', 'wasm', 'a"b\u00e9']]) {
+    const out = runWasmtime(args, Buffer.alloc(0));
+    const native = spawnSync(NATIVE_BIN, args);
+    assert.equal(out.status, 2, args.join(' '));
+    assert.equal(out.stderr, native.stderr.toString('utf8'), args.join(' '));
+  }
+  assert.equal(runWasmtime(['presets', 'extra'], Buffer.alloc(0)).stderr,
+    'backend-targets: error [usage] at (top level): unexpected argument "extra" (see --help)\n');
+});
+
 test('wasmtime runs the plain .wasm from stdin with no --dir and no environment', () => {
   const request = readFileSync(join(VECTORS, 'requests', 'default-explained.json'));
   const r = spawnSync('wasmtime', ['run', WASI_MODULE, 'plan'], { input: request });
