@@ -87,6 +87,11 @@ impl PlanRequest {
         if let Some(availability) = &self.availability {
             availability.validate("availability")?;
         }
+        for (index, capsule) in self.capsules.iter().flatten().enumerate() {
+            if let Some(requires) = &capsule.requires {
+                requires.validate(&format!("capsules[{index}].requires"))?;
+            }
+        }
         Ok(())
     }
 

@@ -354,3 +354,38 @@ fn the_answer_is_bounded_before_planning_and_the_refusal_names_the_combination()
     let (_, out) = plan_json(&text, &Limits::DEFAULT).unwrap();
     assert!(out.len() < 64 << 20, "{}", out.len());
 }
+
+/// The answer's bound is an upper bound, and a close one: each name it
+/// counts is counted once per place the answer can quote it, so a request
+/// whose answer is a third of the limit `outputBytes` is not refused (here
+/// the bound is 16,068 bytes for a 7,967-byte answer). (A bound
+/// that multiplied where it should add would refuse it: mutation testing
+/// found no test that said so.)
+#[test]
+fn the_answer_bound_stays_within_three_times_the_answer_for_long_names() {
+    let long = |c: char, n: usize| c.to_string().repeat(n);
+    let offered: Vec<String> = (0..4).map(|i| format!("\"{}{i}\"", long('f', 1_000))).collect();
+    let required = format!("\"{}\"", long('r', 500));
+    let capsule = |i: usize| {
+        format!(
+            r#"{{"name":"{}{i}","op":"matmul","provider":"webGpu","device":"wasm","trustLevel":"checked","requires":{{"features":[{required}]}}}}"#,
+            long('n', 1_000)
+        )
+    };
+    let text = format!(
+        r#"{{"ops":["matmul","matmul","matmul"],"config":{{"device":"wasm","vjpMode":"none"}},
+        "availability":{{"devices":["cpu","wasm"],"providers":["reference","webGpu"],"webGpu":{{"features":[{}]}}}},
+        "capsules":[{},{}]}}"#,
+        offered.join(","),
+        capsule(0),
+        capsule(1)
+    );
+    let (_, answer) = plan_json(&text, &Limits::DEFAULT).unwrap();
+    // Over the bound by one byte: refused (the bound never underestimates).
+    let below = Limits { output_bytes: answer.len() - 1, ..Limits::DEFAULT };
+    assert_eq!(plan_json(&text, &below).unwrap_err().code, ErrorCode::LimitExceeded);
+    // At three times the answer: planned.
+    let thrice = Limits { output_bytes: answer.len() * 3, ..Limits::DEFAULT };
+    let error = plan_json(&text, &thrice).err();
+    assert!(error.is_none(), "answer {} bytes: {error:?}", answer.len());
+}

@@ -58,6 +58,67 @@ fn request_validation_errors() {
             ErrorCode::DuplicateValue,
             "availability.providers[2]",
         ),
+        // What serde cannot check in WebGPU's names and values: a feature
+        // offered or required twice, a limit value JavaScript would round.
+        (
+            PlanRequest {
+                availability: Some(Availability {
+                    web_gpu: Some(WebGpuCapabilities {
+                        features: vec!["shader-f16".into(), "timestamp-query".into(), "shader-f16".into()],
+                        limits: Default::default(),
+                    }),
+                    ..Default::default()
+                }),
+                ..ops()
+            },
+            ErrorCode::DuplicateValue,
+            "availability.webGpu.features[2]",
+        ),
+        (
+            PlanRequest {
+                availability: Some(Availability {
+                    web_gpu: Some(WebGpuCapabilities {
+                        features: vec![],
+                        limits: [("maxBufferSize".to_string(), MAX_LIMIT_VALUE + 1)].into_iter().collect(),
+                    }),
+                    ..Default::default()
+                }),
+                ..ops()
+            },
+            ErrorCode::InvalidValue,
+            "availability.webGpu.limits.maxBufferSize",
+        ),
+        (
+            PlanRequest {
+                capsules: Some(vec![
+                    cpu_capsule("plain", Op::Add),
+                    KernelCapsule {
+                        requires: Some(WebGpuRequirements {
+                            features: vec!["subgroups".into(), "subgroups".into()],
+                            limits: Default::default(),
+                        }),
+                        ..cpu_capsule("twice", Op::Add)
+                    },
+                ]),
+                ..ops()
+            },
+            ErrorCode::DuplicateValue,
+            "capsules[1].requires.features[1]",
+        ),
+        (
+            PlanRequest {
+                capsules: Some(vec![KernelCapsule {
+                    requires: Some(WebGpuRequirements {
+                        features: vec![],
+                        limits: [("maxBindGroups".to_string(), u64::MAX)].into_iter().collect(),
+                    }),
+                    ..cpu_capsule("huge", Op::Add)
+                }]),
+                ..ops()
+            },
+            ErrorCode::InvalidValue,
+            "capsules[0].requires.limits.maxBindGroups",
+        ),
     ];
     for (request, code, path) in cases {
         for error in [request.validate().unwrap_err(), plan(&request).unwrap_err()] {
