@@ -18,7 +18,9 @@ if [ "$(cat "$src/COMMIT" 2>/dev/null)" != "$commit" ]; then
   # A folder of another commit: its sources replaced, its target folder kept.
   find "$src" -mindepth 1 -maxdepth 1 ! -name target -exec rm -rf {} + 2>/dev/null || true
   mkdir -p "$src"
-  git archive "$commit" | tar -x -C "$src"
+  # -m: the files dated now, not at the commit (which may predate the kept
+  # target folder, and cargo would not rebuild).
+  git archive "$commit" | tar -xm -C "$src"
   echo "$commit" >"$src/COMMIT"
 fi
 ln -sfn "$PWD/tests/js/node_modules" "$src/tests/js/node_modules"

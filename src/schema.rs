@@ -121,13 +121,19 @@ mod tests {
     fn unpacking_what_pack_never_writes_stops_without_a_panic() {
         assert_eq!(unpack(&[]), "");
         assert_eq!(unpack(&[5, b'a']), "", "a literal run cut short");
-        assert_eq!(unpack(&[0x80, 9, 0]), "", "a copy from before the start");
+        assert_eq!(unpack(&[0x80, 9]), "", "a copy from before the start");
+        assert_eq!(unpack(&[0xc0, 9, 0]), "", "a far copy from before the start");
         assert_eq!(unpack(&[1, b'a', b'b', 0x85]), "ab", "a copy without its distance");
+        assert_eq!(unpack(&[1, b'a', b'b', 0xc5, 1]), "ab", "a far copy with half its distance");
+        assert_eq!(unpack(&[1, b'a', b'b', 0x80, 2, 0xc1, 3, 0]), "ababaabaa", "near, then far");
         assert_eq!(unpack(&[0, 0xff]), "", "not UTF-8");
     }
 
     #[cfg(not(browser))]
     proptest! {
+        // Few cases: `pack` is build.rs's, and slow unoptimised.
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
         #[test]
         fn pack_then_unpack_gives_the_text_back(text in "([a-c\"{}:,]{0,8}|é|😀){0,400}") {
             prop_assert_eq!(unpack(&pack(text.as_bytes())), text);
