@@ -25,14 +25,16 @@ const MAX_BROWSER_MEMORY: u64 = 2 << 30;
 include!("src/schema_forms.rs");
 
 /// Writes the committed definitions minified as two object bodies (without
-/// braces): `defs.shared` (what the forms every build serves reach) and
-/// `defs.native` (what only the native probe's forms reach), so that the
-/// browser build embeds the first alone.
+/// braces): `defs.shared` (what the forms every build serves reach), which
+/// the browser build embeds alone, and, for the command, `defs.packed`:
+/// `defs.shared` and what only the native probe's forms reach
+/// (`defs.native`), joined by a comma, packed (src/packed.rs).
 fn embed_schema_definitions() {
     use serde_json::{Map, Value};
     let source = "schemas/defs.json";
     println!("cargo::rerun-if-changed={source}");
     println!("cargo::rerun-if-changed=src/schema_forms.rs");
+    println!("cargo::rerun-if-changed=src/packed.rs");
     let text = std::fs::read_to_string(source).expect("schemas/defs.json");
     let definitions: Map<String, Value> = serde_json::from_str(&text).expect("schemas/defs.json is an object");
     let roots = |forms: &[&str]| forms.iter().map(|form| form.to_string()).collect();
@@ -47,9 +49,18 @@ fn embed_schema_definitions() {
     };
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
     let write = |name: &str, text: String| std::fs::write(Path::new(&out).join(name), text).expect("write");
-    write("defs.shared", body(&|name| !native_only.contains(name)));
-    write("defs.native", body(&|name| native_only.contains(name)));
+    let (shared, native) = (body(&|name| !native_only.contains(name)), body(&|name| native_only.contains(name)));
+    // The command's copy: both parts in one packed text (src/packed.rs), and
+    // where the shared part ends.
+    let both = format!("{shared},{native}");
+    let packed = pack(both.as_bytes());
+    assert_eq!(unpack(&packed), both, "src/packed.rs: the round trip of the schema definitions");
+    std::fs::write(Path::new(&out).join("defs.packed"), packed).expect("write");
+    write("defs.shared_bytes", shared.len().to_string());
+    write("defs.shared", shared);
 }
+
+include!("src/packed.rs");
 
 /// The definitions reachable from `roots` through `#/$defs/…` references.
 fn reachable(definitions: &serde_json::Map<String, serde_json::Value>, roots: Vec<String>) -> Vec<String> {

@@ -15,6 +15,11 @@
 //   detect      the detect-only entry: import { detect } from
 //               '/pkg/detect.js'; await detect()  (no init call)
 //   detect-preloaded  the same, with its two README lines in the <head>
+//   detect-app  the same two lines, and the decision in the app's own module
+//               file (/bench/cold/app/detect-app.js), as the reference's is in
+//               its own: a page written apart from the project does so, and
+//               pays the same module fetch as the reference (issue 24; the
+//               inline forms above do not, which flatters them)
 //   compile-floor     not a way to decide: the reference's module, which also
 //               fetches and compiles (streaming) the detect-only .wasm, with
 //               its preload line, and decides once both are done. What the
@@ -28,17 +33,26 @@
 // variants take turns in a rotated order, so drift falls on all alike. Two
 // browsers: with --enable-unsafe-webgpu (SwiftShader answers) and with default
 // flags (requestAdapter() answers null). Two networks: plain localhost, and
-// Chrome DevTools Protocol emulation of 40 ms latency at 10 Mbit/s.
-// The static server compresses with gzip, as a real host does.
+// Chrome DevTools Protocol emulation of 40 ms latency at 10 Mbit/s; and,
+// without an adapter, localhost with one of the machine's cores kept busy by
+// a spinning process (issue 24: the harder case, which a page measured apart
+// from the project met; see BENCHMARKS.md).
+// The static server compresses with gzip, as a real host does (once per file;
+// `--gzip-on-the-fly` per answer, chunked).
+//
+// `--also-detect NAME=/dir/` adds NAME-preloaded, NAME-app and NAME-floor:
+// the detect-only variants over another build's files (say, target/before/pkg
+// of an earlier commit), interleaved with these, for before/after in one run.
 //
 // Also reported per variant: the sequential fetches before the decision (the
 // longest chain of requests, each starting after the previous one's response
 // ended, the HTML not counted) and the bytes it loaded before deciding (JS and
 // wasm; gzip as served, and brotli of the same files).
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants as zlib, createGzip, gzipSync } from 'node:zlib';
 import { launchChromium } from '../tests/js/chromium.mjs';
 import { ROOT } from '../tests/js/common.mjs';
 
@@ -53,8 +67,23 @@ const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',
 const asJson = args.includes('--json');
 // `--also NAME=/url/path/` adds a variant like `package` that imports the
 // package from another folder under the repository (say, a build of an
-// earlier commit), interleaved with the others.
-const ALSO = args.flatMap((arg, i) => (args[i - 1] === '--also' ? [arg.split('=')] : []));
+// earlier commit), interleaved with the others; `--also-detect NAME=/url/path/`
+// one like `detect-app` (the detect-only entry, its preload lines, an app
+// module) from such a folder.
+const listed = (flag) => args.flatMap((arg, i) => (args[i - 1] === flag ? [arg.split('=')] : []));
+const ALSO = listed('--also');
+const ALSO_DETECT = listed('--also-detect');
+// `--situations adapter:localhost,none:busy` measures those alone (adapter or
+// none; localhost, rtt, busy: localhost with one core kept busy, cpu2 or
+// cpu4: localhost with DevTools' CPU throttling). By default: every
+// adapter/network pair, and busy without an adapter.
+const SITUATIONS = args.includes('--situations') ? args[args.indexOf('--situations') + 1].split(',') : undefined;
+// `--no-warmup`: no untimed first load of each variant (as a harness written
+// apart from the project may not do).
+const WARMUP = !args.includes('--no-warmup');
+// `--gzip-on-the-fly`: compress each answer as it is sent (gzip -6, chunked),
+// as a host without precompressed files does, not once per file.
+const ON_THE_FLY = args.includes('--gzip-on-the-fly');
 
 const PRELOAD = `<link rel="modulepreload" href="/pkg/index.js">
 <link rel="preload" href="/pkg/backend_targets_bg.wasm" as="fetch" type="application/wasm" crossorigin>`;
@@ -65,38 +94,59 @@ await init();
 const resolution = await detect();
 ${decide("resolution.changes[0].action === 'kept' ? 'webgpu' : 'wasm'")}
 </script>`;
-const DETECT_PRELOAD = `<link rel="modulepreload" href="/pkg/detect.js">
-<link rel="preload" href="/pkg/detect_bg.wasm" as="fetch" type="application/wasm" crossorigin>`;
-const detectScript = `<script type="module">
-import { detect } from '/pkg/detect.js';
+const detectPreload = (dir = '/pkg/') => `<link rel="modulepreload" href="${dir}detect.js">
+<link rel="preload" href="${dir}detect_bg.wasm" as="fetch" type="application/wasm" crossorigin>`;
+const detectModule = (dir = '/pkg/') => `import { detect } from '${dir}detect.js';
 const resolution = await detect();
 ${decide("resolution.changes[0].action === 'kept' ? 'webgpu' : 'wasm'")}
-</script>`;
+`;
+const detectScript = (dir) => `<script type="module">
+${detectModule(dir)}</script>`;
+const floorModule = (dir = '/pkg/') => `// Not a decision: the reference, with the detect-only module fetched and compiled alongside.
+const [adapter] = await Promise.all([
+  navigator.gpu ? navigator.gpu.requestAdapter() : null,
+  WebAssembly.compileStreaming(fetch('${dir}detect_bg.wasm')),
+]);
+${decide("adapter ? 'webgpu' : 'wasm'")}
+`;
+// The bench's own modules, served under /bench/cold/: the reference's, the
+// floors', and the apps' (a page that decides as an app is written: in a
+// module file of its own, beside the reference's, not inline in the HTML).
+const REF_JS = `// The reference: one plain same-origin module that only asks for an adapter.
+const adapter = navigator.gpu ? await navigator.gpu.requestAdapter() : null;
+${decide("adapter ? 'webgpu' : 'wasm'")}
+`;
+const MODULES = {
+  'ref.js': REF_JS,
+  'floor.js': floorModule(),
+  'app/detect-app.js': detectModule(),
+  ...Object.fromEntries(ALSO_DETECT.flatMap(([name, dir]) => [
+    [`app/${name}-app.js`, detectModule(dir)], [`${name}-floor.js`, floorModule(dir)],
+  ])),
+};
+const moduleAt = (path) => MODULES[path.match(/^\/bench\/cold\/(.+)$/)?.[1]];
 const page = (head, body = '') => `<!doctype html><html><head><meta charset="utf-8"><title>cold</title>${head}</head><body>${body}</body></html>`;
+const floorPage = (dir = '/pkg/', module = 'floor.js') =>
+  page(`<link rel="preload" href="${dir}detect_bg.wasm" as="fetch" type="application/wasm" crossorigin>`
+    + `<script type="module" src="/bench/cold/${module}"></script>`);
+const appPage = (name, dir) => page(`${detectPreload(dir)}<script type="module" src="/bench/cold/app/${name}.js"></script>`);
 
 export const VARIANTS = {
   reference: page('<script type="module" src="/bench/cold/ref.js"></script>'),
   control: page('<script type="module" src="/bench/cold/ref.js"></script>'),
   package: page(packageScript('/pkg/index.js')),
   preloaded: page(PRELOAD + packageScript('/pkg/index.js')),
-  detect: page(detectScript),
-  'detect-preloaded': page(DETECT_PRELOAD + detectScript),
-  'compile-floor': page('<link rel="preload" href="/pkg/detect_bg.wasm" as="fetch" type="application/wasm" crossorigin>'
-    + '<script type="module" src="/bench/cold/floor.js"></script>'),
+  detect: page(detectScript()),
+  'detect-preloaded': page(detectPreload() + detectScript()),
+  'detect-app': appPage('detect-app'),
+  'compile-floor': floorPage(),
   ...Object.fromEntries(ALSO.map(([name, path]) => [name, page(packageScript(`${path}index.js`))])),
+  ...Object.fromEntries(ALSO_DETECT.flatMap(([name, dir]) => [
+    [`${name}-preloaded`, page(detectPreload(dir) + detectScript(dir))],
+    [`${name}-app`, appPage(`${name}-app`, dir)],
+    [`${name}-floor`, floorPage(dir, `${name}-floor.js`)],
+  ])),
 };
-const REF_JS = `// The reference: one plain same-origin module that only asks for an adapter.
-const adapter = navigator.gpu ? await navigator.gpu.requestAdapter() : null;
-${decide("adapter ? 'webgpu' : 'wasm'")}
-`;
-
-const FLOOR_JS = `// Not a decision: the reference, with the detect-only module fetched and compiled alongside.
-const [adapter] = await Promise.all([
-  navigator.gpu ? navigator.gpu.requestAdapter() : null,
-  WebAssembly.compileStreaming(fetch('/pkg/detect_bg.wasm')),
-]);
-${decide("adapter ? 'webgpu' : 'wasm'")}
-`;
 
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm' };
 const COMPRESSIBLE = new Set(['.html', '.js', '.wasm']);
@@ -105,8 +155,7 @@ const COMPRESSIBLE = new Set(['.html', '.js', '.wasm']);
 async function serveCompressed() {
   const cache = new Map();
   const body = (path) => {
-    if (path === '/bench/cold/ref.js') return { type: TYPES['.js'], raw: Buffer.from(REF_JS) };
-    if (path === '/bench/cold/floor.js') return { type: TYPES['.js'], raw: Buffer.from(FLOOR_JS) };
+    if (moduleAt(path) !== undefined) return { type: TYPES['.js'], raw: Buffer.from(moduleAt(path)) };
     const name = path.match(/^\/bench\/cold\/([\w-]+)\.html$/)?.[1];
     if (name && VARIANTS[name]) return { type: TYPES['.html'], raw: Buffer.from(VARIANTS[name]) };
     const file = normalize(join(ROOT, path));
@@ -124,6 +173,14 @@ async function serveCompressed() {
       cache.set(path, entry);
     }
     const gzip = entry.gzip && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
+    if (gzip && ON_THE_FLY) {
+      // As a host that compresses each answer as it sends it (no length).
+      res.writeHead(200, { 'Content-Type': entry.type, 'Cache-Control': 'no-store', 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
+      const stream = createGzip({ level: 6 });
+      stream.pipe(res);
+      stream.end(entry.raw);
+      return;
+    }
     const payload = gzip ? entry.gzip : entry.raw;
     res.writeHead(200, {
       'Content-Type': entry.type,
@@ -151,17 +208,34 @@ const summary = (xs) => {
   return { n: s.length, median: quantile(s, 0.5), min: s[0], max: s.at(-1) };
 };
 
+// The networks: plain localhost; Chrome DevTools Protocol emulation of 40 ms
+// latency at 10 Mbit/s; and localhost with one of this machine's cores kept
+// busy by a spinning process all along (a device that is doing something
+// else too: the case a page written apart from the project met, issue 24).
+// On request only (`--situations none:cpu2`): DevTools' CPU throttling of
+// the page's renderer, 2× or 4×.
+const NETWORKS = {
+  localhost: ['localhost', false],
+  rtt: ['40 ms RTT, 10 Mbit/s', true],
+  busy: ['localhost, one core busy', false],
+  cpu2: ['localhost, CPU 2× slower', 2],
+  cpu4: ['localhost, CPU 4× slower', 4],
+};
+
 /** One cold load: a fresh context, optionally throttled; returns the decision time and the fetch facts. */
 async function coldLoad(browser, origin, variant, throttled) {
   const context = await browser.newContext();
   try {
     const tab = await context.newPage();
-    if (throttled) {
+    if (throttled === true) {
       const cdp = await context.newCDPSession(tab);
       await cdp.send('Network.enable');
       await cdp.send('Network.emulateNetworkConditions', {
         offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 10e6 / 8,
       });
+    } else if (typeof throttled === 'number') {
+      const cdp = await context.newCDPSession(tab);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: throttled });
     }
     await tab.goto(`${origin}/bench/cold/${variant}.html`, { waitUntil: 'commit' });
     await tab.waitForFunction(() => window.__decision, null, { timeout: 30_000 });
@@ -192,7 +266,7 @@ async function coldLoad(browser, origin, variant, throttled) {
 function sizes(paths) {
   let gzip = 0, brotli = 0, raw = 0;
   for (const path of new Set(paths)) {
-    const bench = { '/bench/cold/ref.js': REF_JS, '/bench/cold/floor.js': FLOOR_JS }[path];
+    const bench = moduleAt(path);
     const bytes = bench !== undefined ? Buffer.from(bench) : readFileSync(join(ROOT, path));
     raw += bytes.length;
     gzip += gzipSync(bytes, { level: 9 }).length;
@@ -201,22 +275,47 @@ function sizes(paths) {
   return { raw, gzip, brotli };
 }
 
-export async function coldFigures({ samples = SAMPLES, variants = Object.keys(VARIANTS) } = {}) {
+/** `samples` cold loads of each variant, the variants taking turns in a
+ *  rotated order, after one untimed load of each (the browser's own first-use
+ *  costs: GPU process, adapter enumeration) unless `warmup` is false. */
+async function samplesOf(browser, origin, variants, throttled, { samples, warmup }) {
+  if (warmup) for (const variant of variants) await coldLoad(browser, origin, variant, throttled);
+  const runs = Object.fromEntries(variants.map((v) => [v, []]));
+  for (let i = 0; i < samples; i++) {
+    for (let k = 0; k < variants.length; k++) {
+      const variant = variants[(i + k) % variants.length];
+      runs[variant].push(await coldLoad(browser, origin, variant, throttled));
+    }
+  }
+  return runs;
+}
+
+export async function coldFigures({
+  samples = SAMPLES, variants = Object.keys(VARIANTS), situations = SITUATIONS, warmup = WARMUP,
+} = {}) {
   const server = await serveCompressed();
   const results = [];
   try {
+    // Each situation: the browser's flags, the network, and whether one of
+    // this machine's cores is kept busy meanwhile (the harder case, issue 24).
+    const all = [
+      ['adapter', 'localhost'], ['adapter', 'rtt'], ['none', 'localhost'], ['none', 'rtt'], ['none', 'busy'],
+      ['adapter', 'busy'], ['none', 'cpu2'], ['none', 'cpu4'], ['adapter', 'cpu2'], ['adapter', 'cpu4'],
+    ].filter(([adapter, network]) => (situations ? situations.includes(`${adapter}:${network}`)
+      : !network.startsWith('cpu') && `${adapter}:${network}` !== 'adapter:busy'));
     for (const [adapter, flags] of [['adapter', ['--enable-unsafe-webgpu']], ['no adapter', []]]) {
+      const networks = all.filter(([a]) => a === (adapter === 'adapter' ? 'adapter' : 'none')).map(([, n]) => n);
+      if (networks.length === 0) continue;
       const browser = await launchChromium(flags);
       try {
-        for (const [network, throttled] of [['localhost', false], ['40 ms RTT, 10 Mbit/s', true]]) {
-          // One untimed load of each: the browser's own first-use costs (GPU process, adapter enumeration).
-          for (const variant of variants) await coldLoad(browser, server.origin, variant, throttled);
-          const runs = Object.fromEntries(variants.map((v) => [v, []]));
-          for (let i = 0; i < samples; i++) {
-            for (let k = 0; k < variants.length; k++) {
-              const variant = variants[(i + k) % variants.length];
-              runs[variant].push(await coldLoad(browser, server.origin, variant, throttled));
-            }
+        for (const key of networks) {
+          const [network, throttled] = NETWORKS[key];
+          const busy = key === 'busy' ? spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' }) : undefined;
+          let runs;
+          try {
+            runs = await samplesOf(browser, server.origin, variants, throttled, { samples, warmup });
+          } finally {
+            busy?.kill();
           }
           for (const variant of variants) {
             const xs = runs[variant];
@@ -251,17 +350,25 @@ export function coldRows(results) {
   for (const r of results) {
     if (r.variant === 'reference') continue;
     const ref = results.find((x) => x.variant === 'reference' && x.adapter === r.adapter && x.network === r.network);
-    const goal = { 'compile-floor': 'floor', control: 'noise' }[r.variant]
-      ?? (r.network === 'localhost' ? '≤ 1.30' : '≤ 1.50');
+    const floor = r.variant === 'compile-floor' || r.variant.endsWith('-floor');
+    // The detect-only entry without an adapter on localhost: ≤ 1.25 since
+    // issue 24 (its page and an app's), idle or with a core busy; every other
+    // cell ≤ 1.30 on localhost, ≤ 1.50 at 40 ms.
+    const detectOnly = /^detect-(preloaded|app)$/.test(r.variant) || /-(preloaded|app)$/.test(r.variant);
+    const goal = floor ? 'floor' : r.variant === 'control' ? 'noise'
+      : r.network.startsWith('40 ms') ? '≤ 1.50'
+        : detectOnly && r.adapter === 'no adapter' && r.network === 'localhost' ? '≤ 1.25' : '≤ 1.30';
     rows.push(['cold', `${r.variant}: navigation → decision, ${r.adapter}, ${r.network} (ms)`, f(r.ms.median),
       `${f(r.ms.min)}–${f(r.ms.max)}`, `reference ${f(ref.ms.median)} (${f(ref.ms.min)}–${f(ref.ms.max)})`,
       (r.ms.median / ref.ms.median).toFixed(2), goal]);
   }
   const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
   for (const variant of new Set(results.map((r) => r.variant))) {
-    const r = results.find((x) => x.variant === variant && x.network !== 'localhost' && x.adapter === 'adapter');
+    const r = results.find((x) => x.variant === variant && x.network.startsWith('40 ms') && x.adapter === 'adapter')
+      ?? results.find((x) => x.variant === variant);
+    const benchOnly = ['reference', 'control'].includes(variant) || variant.endsWith('floor');
     rows.push(['cold', `${variant}: sequential fetches before the decision`, String(r.chain), r.paths.join(' '), '',
-      '', ['reference', 'control', 'compile-floor'].includes(variant) ? '' : '≤ 2']);
+      '', benchOnly ? '' : '≤ 2']);
     rows.push(['cold', `${variant}: JS + wasm loaded before the decision, gzip`, kib(r.bytes.gzip),
       `brotli ${kib(r.bytes.brotli)}, raw ${kib(r.bytes.raw)}, on the wire ${kib(r.transferred)}`, '', '', '']);
   }

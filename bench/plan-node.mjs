@@ -4,15 +4,19 @@
 // hot functions up (at least 5 plans and 300 ms). Prints one JSON line:
 // { iterations, timesUs }.
 //
-//   node bench/plan-node.mjs [ITERATIONS] < request.json
+//   node bench/plan-node.mjs [ITERATIONS [PKG_DIR]] < request.json
+//
+// (PKG_DIR: another build's package folder, such as target/before/pkg.)
 //
 // A fresh process per call, like the native and WASI helpers, so that each
 // engine's samples land on whichever core the machine hands out.
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 const iterations = Number(process.argv[2]) || 20;
 const text = readFileSync(0, 'utf8');
-const pkg = await import(new URL('../pkg/node.js', import.meta.url));
+const pkgDir = process.argv[3] ? new URL(`file://${resolve(process.argv[3])}/`) : new URL('../pkg/', import.meta.url);
+const pkg = await import(new URL('node.js', pkgDir));
 for (let i = 0, t = performance.now(); i < 5 || performance.now() - t < 300; i++) pkg.planJson(text);
 const timesUs = [];
 for (let i = 0; i < iterations; i++) {

@@ -16,6 +16,15 @@ import { planRequest } from './catalog.mjs';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const at = (p) => join(ROOT, p);
 const rows = [];
+const args = process.argv.slice(2);
+// `--before DIR` (a folder under the repository, as scripts/bench-before.sh
+// makes it: pkg/, dist/backend-targets.wasm, examples/{plan_bench,
+// plan_bench.wasm,hello.wasm} of an earlier commit): each figure is measured
+// for that build too, in the same run, beside this one's.
+const BEFORE = args.includes('--before') ? args[args.indexOf('--before') + 1].replace(/\/$/, '') : undefined;
+const before = (p) => join(ROOT, BEFORE, p);
+// `--skip cold,chromium`: leaves those sections out.
+const SKIP = args.includes('--skip') ? args[args.indexOf('--skip') + 1].split(',') : [];
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const spread = (xs) => `${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}`;
@@ -44,6 +53,21 @@ function timed(fn, runs) {
   row('size', 'npm .wasm (probe included), gzip', kib(gz(wasm)), `raw ${kib(wasm.length)}, brotli ${kib(br(wasm))}`, 'limit 50 KiB', (gz(wasm) / (50 * 1024)).toFixed(2), '≤ 1.00');
   row('size', 'JS entry (index.js: glue and JS halves, one module), gzip', kib(gz(glue)), `raw ${kib(glue.length)}, brotli ${kib(br(glue))}`, '', '');
   row('size', 'WASI module', kib(wasi.length), `gzip ${kib(gz(wasi))}`, 'limit 200 KiB', (wasi.length / (200 * 1024)).toFixed(2), '≤ 1.00');
+  // Issue 24's goals, in bytes, and (with --before) the earlier build's.
+  const bytes = (n) => `${n.toLocaleString('en')} B`;
+  const files = [
+    ['npm .wasm, gzip', 'pkg/backend_targets_bg.wasm', gz, 70182],
+    ['JS entry index.js, gzip', 'pkg/index.js', gz],
+    ['detect-only .wasm, gzip', 'pkg/detect_bg.wasm', gz, 25000],
+    ['detect-only JS entry detect.js, gzip', 'pkg/detect.js', gz],
+    ['WASI module, raw', 'dist/backend-targets.wasm', (b) => b.length, 153600],
+  ];
+  for (const [what, path, measure, goal] of files) {
+    const now = measure(readFileSync(at(path)));
+    const then = BEFORE ? measure(readFileSync(before(path))) : undefined;
+    row('size', what, bytes(now), goal ? `goal ≤ ${bytes(goal)}` : '', then === undefined ? '' : `before ${bytes(then)}`,
+      then === undefined ? '' : (now / then).toFixed(2), goal ? (now <= goal ? 'met' : 'missed') : '');
+  }
 }
 
 // ---- start in Node: a fresh process per run; instantiate + init vs bare instantiate
@@ -73,15 +97,23 @@ for (const n of [100, 1000, 10000]) {
   // (Node until V8 has tiered the module's hot functions up).
   const rounds = 6, perRound = n >= 10000 ? 2 : 6;
   const helper = (command, args) => JSON.parse(spawnSync(command, [...args, String(perRound)], { input: text }).stdout).timesUs;
-  const native = [], node = [], wasi = [];
+  const native = [], node = [], wasi = [], beforeNative = [], beforeWasi = [];
   for (let r = 0; r < rounds; r++) {
     native.push(...helper(at('target/release/examples/plan_bench'), []));
     node.push(...helper(process.execPath, [at('bench/plan-node.mjs')]));
     wasi.push(...helper('wasmtime', ['run', at('target/wasm32-wasip1/release/examples/plan_bench.wasm')]));
+    if (BEFORE) {
+      beforeNative.push(...helper(before('examples/plan_bench'), []));
+      beforeWasi.push(...helper('wasmtime', ['run', before('examples/plan_bench.wasm')]));
+    }
   }
   const [nativeMedian, nodeMedian, wasiMedian] = [median(native), median(node), median(wasi)];
   row('planner', `${n} capsules: wasm in Node (µs/plan)`, fmt(nodeMedian), spread(node), `native ${fmt(nativeMedian)}`, (nodeMedian / nativeMedian).toFixed(2), n === 1000 ? '≤ 2.00' : '');
-  row('planner', `${n} capsules: WASI in wasmtime (µs/plan)`, fmt(wasiMedian), spread(wasi), `native ${fmt(nativeMedian)}`, (wasiMedian / nativeMedian).toFixed(2));
+  row('planner', `${n} capsules: WASI in wasmtime (µs/plan)`, fmt(wasiMedian), spread(wasi), `native ${fmt(nativeMedian)}`, (wasiMedian / nativeMedian).toFixed(2), '≤ 1.50');
+  if (BEFORE) {
+    const [bn, bw] = [median(beforeNative), median(beforeWasi)];
+    row('planner', `${n} capsules: WASI in wasmtime, before (µs/plan)`, fmt(bw), spread(beforeWasi), `native before ${fmt(bn)}`, (bw / bn).toFixed(2), '≤ 1.50');
+  }
   row('planner', `${n} capsules: plans/s native / Node / WASI`, `${fmt(1e6 / nativeMedian)} / ${fmt(1e6 / nodeMedian)} / ${fmt(1e6 / wasiMedian)}`, `native ${spread(native)}`, '', '');
   perCapsule.push([n, nativeMedian / n, nodeMedian / n]);
 }
@@ -120,10 +152,25 @@ for (const n of [100, 1000, 10000]) {
   const coldHello = runs(['-C', 'cache=n', at('target/wasm32-wasip1/release/examples/hello.wasm')], Buffer.alloc(0));
   const coldPlan = runs(['-C', 'cache=n', at('dist/backend-targets.wasm'), 'plan'], request);
   row('WASI', '`wasmtime run -C cache=n` plan (ms, compiles each run)', fmt(median(coldPlan)), spread(coldPlan), `hello-world ${fmt(median(coldHello))}`, (median(coldPlan) / median(coldHello)).toFixed(2), '');
+  // Start-up alone (issue 24): `--version` reads nothing and plans nothing.
+  // The modules take turns, one run each, 25 times, after a warm-up of each.
+  const modules = [['this build', at('dist/backend-targets.wasm')], ...(BEFORE ? [['before', before('dist/backend-targets.wasm')]] : [])];
+  const once = (args) => { const t = process.hrtime.bigint(); spawnSync('wasmtime', ['run', '-C', 'cache=y', ...args]); return Number(process.hrtime.bigint() - t) / 1e6; };
+  const startups = Object.fromEntries(modules.map(([name]) => [name, []]));
+  const hellos = [];
+  for (const [, path] of modules) once([path, '--version']);
+  for (let i = 0; i < 25; i++) {
+    hellos.push(once([at('target/wasm32-wasip1/release/examples/hello.wasm')]));
+    for (const [name, path] of modules) startups[name].push(once([path, '--version']));
+  }
+  for (const [name] of modules) {
+    const xs = startups[name];
+    row('WASI', `\`wasmtime run -C cache=y\` --version, ${name} (ms)`, fmt(median(xs)), spread(xs), `hello-world ${fmt(median(hellos))}`, (median(xs) / median(hellos)).toFixed(2), '≤ 1.30');
+  }
 }
 
 // ---- Chromium: start and probe
-try {
+if (!SKIP.includes('chromium')) try {
   const { chromiumFigures } = await import('./chromium.mjs');
   for (const r of await chromiumFigures(ROOT)) row(...r);
 } catch (error) {
@@ -131,7 +178,7 @@ try {
 }
 
 // ---- the web app's critical path: navigation → decision on a cold page (bench/cold.mjs)
-try {
+if (!SKIP.includes('cold')) try {
   const { coldFigures, coldRows } = await import('./cold.mjs');
   for (const r of coldRows(await coldFigures())) row(...r);
 } catch (error) {

@@ -10,6 +10,10 @@
 //! line on stderr), 141 stdout was closed by its reader (quietly, as a tool
 //! killed by SIGPIPE ends; 13 under WASI, whose exit statuses stop at 125).
 
+// The WASI command's allocator, and the C library's over it.
+#[cfg(all(target_os = "wasi", target_env = "p1"))]
+mod wasi_alloc;
+
 use std::ffi::OsString;
 use std::io::{Read, Write};
 
@@ -66,11 +70,19 @@ fn main_help() -> String {
          Usage: backend-targets <COMMAND> [OPTIONS]\n\nCommands:\n",
     );
     for (name, args, about) in COMMANDS {
-        let about = about
-            .replace("{presets}", &Preset::ALL.len().to_string())
-            .replace("{schemas}", &joined(SchemaName::SPELLINGS, ", "));
         let space = if args.is_empty() { "" } else { " " };
-        text.push_str(&format!("  {name}{space}{args}\n      {about}\n"));
+        text.push_str(&format!("  {name}{space}{args}\n      "));
+        // The about text with its `{presets}` and `{schemas}` filled in: by
+        // pieces, not `str::replace`, whose generic searcher was 2.4 KB of
+        // the WASI module for these two words.
+        for (index, piece) in about.split(['{', '}']).enumerate() {
+            match (index % 2, piece) {
+                (1, "presets") => text.push_str(&Preset::ALL.len().to_string()),
+                (1, "schemas") => text.push_str(&joined(SchemaName::SPELLINGS, ", ")),
+                _ => text.push_str(piece),
+            }
+        }
+        text.push('\n');
     }
     text.push_str(
         "\nOptions:\n  --pretty      Indent the JSON output\n  -h, --help    This help (also after a command)\n  \
@@ -147,6 +159,7 @@ Exit status: 0 planned, 1 not plannable (the explanation is printed), 2 invalid 
 }
 
 /// `probe --help`, with the reason codes from their table.
+#[cfg(not(target_family = "wasm"))]
 fn probe_help() -> String {
     format!(
         "\
@@ -168,6 +181,22 @@ Exit status: 0 probed (whatever was dropped), 2 invalid input or usage, or under
 ",
         joined(crate::probe::native::NativeReason::SPELLINGS, ", ")
     )
+}
+
+/// `probe --help` in a WASI module, which refuses the command: what it does
+/// natively, in a line, and why not here (the native help and its table of
+/// reasons are no part of the module).
+#[cfg(target_family = "wasm")]
+fn probe_help() -> String {
+    "\
+Usage: backend-targets probe <PRESET> [PRESET OPTIONS] [--timeout-ms N] [--pretty]
+       backend-targets probe - [--timeout-ms N] [--pretty]     (reads a Target from stdin)
+
+Probes this host for the target's accelerator and features: in the native command
+only (`backend-targets probe --help` there says how). A WASI module cannot see the
+host's hardware, and refuses it: exit status 2, error unsupported-platform.
+"
+    .to_string()
 }
 
 /// `schema --help`, with the names from their table.
@@ -379,14 +408,25 @@ fn usage(path: &str, message: impl Into<String>) -> Error {
     Error::new(ErrorCode::Usage, path, message)
 }
 
+/// lexopt's error in lexopt's words, but with the argument quoted as JSON
+/// (`json::quoted_short`), as every message quotes a value: lexopt's own
+/// `{:?}` printed nothing in the builds without `Debug` formatting (WASI), and
+/// its `Display` linked the formatting of any boxed error (2.5 KB there).
 fn usage_error(error: lexopt::Error) -> Error {
-    let path = match &error {
-        lexopt::Error::UnexpectedOption(option) => option.clone(),
-        lexopt::Error::MissingValue { option: Some(option) } => option.clone(),
-        lexopt::Error::UnexpectedValue { option, .. } => option.clone(),
-        _ => String::new(),
-    };
-    usage(&path, error.to_string())
+    use lexopt::Error::*;
+    let quoted = |value: &OsString| crate::json::quoted_short(&value.to_string_lossy());
+    match &error {
+        MissingValue { option: None } => usage("", "missing argument"),
+        MissingValue { option: Some(option) } => usage(option, format!("missing argument for option '{option}'")),
+        UnexpectedOption(option) => usage(option, format!("invalid option '{option}'")),
+        UnexpectedArgument(value) => usage("", format!("unexpected argument {}", quoted(value))),
+        UnexpectedValue { option, value } => {
+            usage(option, format!("unexpected argument for option '{option}': {}", quoted(value)))
+        }
+        NonUnicodeValue(value) => usage("", format!("argument is invalid unicode: {}", quoted(value))),
+        // Made only by a caller's own parsing or messages, which this command has none of.
+        _ => usage("", "invalid arguments"),
+    }
 }
 
 fn text_arg(value: OsString, what: &str) -> Result<String, Error> {

@@ -27,13 +27,22 @@ spelled_enum! {
 include!("schema_forms.rs");
 
 /// The definitions every form's schema may use, minified, without the
-/// braces: `"Target":{...},...`.
+/// braces: `"Target":{...},...` (the browser build's copy, as text).
+#[cfg(browser)]
 const SHARED_DEFINITIONS: &str = include_str!(concat!(env!("OUT_DIR"), "/defs.shared"));
 
-/// The definitions only the native probe's forms use (not in the browser
-/// build, which serves no such form).
+/// The command's copy: the shared definitions, a comma and those only the
+/// native probe's forms use, packed (src/packed.rs: 23.6 KB of text in
+/// some 9 KB of the module, which is judged by its raw bytes).
 #[cfg(not(browser))]
-const NATIVE_DEFINITIONS: &str = include_str!(concat!(env!("OUT_DIR"), "/defs.native"));
+const PACKED_DEFINITIONS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/defs.packed"));
+
+/// Where the shared definitions end in the unpacked text.
+#[cfg(not(browser))]
+const SHARED_BYTES: usize = include!(concat!(env!("OUT_DIR"), "/defs.shared_bytes"));
+
+#[cfg(not(browser))]
+include!("packed.rs");
 
 const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -47,13 +56,17 @@ impl SchemaName {
     /// definitions it can reach. `None` for a native-only form in the browser
     /// build.
     pub fn text(self) -> Option<String> {
-        let definitions = if !self.is_native_only() {
-            SHARED_DEFINITIONS.to_string()
-        } else {
-            #[cfg(browser)]
-            return None;
-            #[cfg(not(browser))]
-            format!("{SHARED_DEFINITIONS},{NATIVE_DEFINITIONS}")
+        #[cfg(browser)]
+        let definitions = match self.is_native_only() {
+            true => return None,
+            false => SHARED_DEFINITIONS,
+        };
+        #[cfg(not(browser))]
+        let all = unpack(PACKED_DEFINITIONS);
+        #[cfg(not(browser))]
+        let definitions = match self.is_native_only() {
+            true => all.as_str(),
+            false => all.get(..SHARED_BYTES).unwrap_or_default(),
         };
         Some(format!(r##"{{"$schema":"{DRAFT}","title":"{self}","$ref":"#/$defs/{self}","$defs":{{{definitions}}}}}"##))
     }
@@ -83,6 +96,55 @@ impl SchemaName {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(not(browser))]
+    use proptest::prelude::*;
+
+    #[cfg(not(browser))]
+    #[test]
+    fn the_packed_definitions_are_the_shared_then_the_native_ones() {
+        let all = unpack(PACKED_DEFINITIONS);
+        let object: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&format!("{{{all}}}")).unwrap();
+        assert!(object.contains_key("Target") && object.contains_key("NativeResolution"));
+        let shared: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&format!("{{{}}}", &all[..SHARED_BYTES])).unwrap();
+        assert!(shared.contains_key("PlanRequest") && !shared.contains_key("NativeResolution"));
+        assert!(
+            PACKED_DEFINITIONS.len() * 2 < all.len(),
+            "packed: {} of {} bytes",
+            PACKED_DEFINITIONS.len(),
+            all.len()
+        );
+    }
+
+    #[cfg(not(browser))]
+    #[test]
+    fn unpacking_what_pack_never_writes_stops_without_a_panic() {
+        assert_eq!(unpack(&[]), "");
+        assert_eq!(unpack(&[5, b'a']), "", "a literal run cut short");
+        assert_eq!(unpack(&[0x80, 9]), "", "a copy from before the start");
+        assert_eq!(unpack(&[0xc0, 9, 0]), "", "a far copy from before the start");
+        assert_eq!(unpack(&[1, b'a', b'b', 0x85]), "ab", "a copy without its distance");
+        assert_eq!(unpack(&[1, b'a', b'b', 0xc5, 1]), "ab", "a far copy with half its distance");
+        assert_eq!(unpack(&[1, b'a', b'b', 0x80, 2, 0xc1, 3, 0]), "ababaabaa", "near, then far");
+        assert_eq!(unpack(&[0, 0xff]), "", "not UTF-8");
+    }
+
+    #[cfg(not(browser))]
+    proptest! {
+        // Few cases: `pack` is build.rs's, and slow unoptimised.
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn pack_then_unpack_gives_the_text_back(text in "([a-c\"{}:,]{0,8}|é|😀){0,400}") {
+            prop_assert_eq!(unpack(&pack(text.as_bytes())), text);
+        }
+
+        #[test]
+        fn long_repeats_and_long_runs_round_trip(unit in "[a-z]{1,5}", times in 1usize..400, tail in "[A-Z]{0,300}") {
+            let text = format!("{}{tail}", unit.repeat(times));
+            prop_assert_eq!(unpack(&pack(text.as_bytes())), text);
+        }
+    }
 
     #[test]
     fn the_form_lists_are_the_schema_names_in_order() {

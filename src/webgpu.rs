@@ -136,6 +136,15 @@ impl LimitMap {
         self.0.iter().map(|(name, _)| name)
     }
 
+    /// The limits from pairs already in name order, each name once; `None`
+    /// when they are not (whoever cannot promise that collects them, which
+    /// sorts): the browser probe's JS half sorts them, which keeps a sort
+    /// out of the detect-only module.
+    #[cfg(any(browser, test))]
+    pub(crate) fn from_sorted(pairs: Vec<(String, u64)>) -> Option<Self> {
+        pairs.windows(2).all(|pair| pair[0].0 < pair[1].0).then_some(LimitMap(pairs))
+    }
+
     /// How many limits there are.
     pub fn len(&self) -> usize {
         self.0.len()
@@ -288,6 +297,17 @@ mod tests {
         assert_eq!(serde_json::to_string(&map).unwrap(), r#"{"a":2,"b":3}"#);
         let read: LimitMap = serde_json::from_str(r#"{"z":1,"m":2}"#).unwrap();
         assert_eq!(read.keys().collect::<Vec<_>>(), ["m", "z"]);
+    }
+
+    #[test]
+    fn limits_already_in_name_order_are_taken_as_they_are_and_any_other_list_refused() {
+        let pairs = |names: &[&str]| names.iter().map(|name| (name.to_string(), 1)).collect::<Vec<_>>();
+        let sorted = ["", "10", "Z", "a", "a\u{301}", "\u{ff01}", "\u{1f600}"];
+        let map = LimitMap::from_sorted(pairs(&sorted)).unwrap();
+        assert_eq!(map, pairs(&sorted).into_iter().rev().collect::<LimitMap>(), "the order collect() gives");
+        assert_eq!(LimitMap::from_sorted(pairs(&["b", "a"])), None);
+        assert_eq!(LimitMap::from_sorted(pairs(&["a", "a"])), None, "a name twice");
+        assert_eq!(LimitMap::from_sorted(pairs(&["\u{1f600}", "\u{ff01}"])), None, "UTF-16's order is not it");
     }
 
     fn capabilities(features: &[&str], limits: &[(&str, u64)]) -> WebGpuCapabilities {

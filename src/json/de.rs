@@ -50,13 +50,17 @@ impl Where<'_> {
         let parent = self.parent.map(Where::render).unwrap_or_default();
         match self.segment {
             Segment::Root => parent,
-            // A key that is not a plain name (`.`, `[`, spaces, nothing) is
-            // written as a quoted index, so that every path reads one way.
-            Segment::Key(key) if !is_plain_key(key) => format!("{parent}[{}]", super::error::quoted_short(key)),
-            Segment::Key(key) => join_path(&parent, key),
+            Segment::Key(key) => key_path(&parent, key),
             Segment::Index(index) => format!("{parent}[{index}]"),
         }
     }
+}
+
+/// The path of `key` in the object at `parent`: `parent.key`, or a quoted
+/// index (`parent["a b"]`) when the key is not a plain name (`.`, `[`,
+/// spaces, nothing), so that every path reads one way.
+pub(super) fn key_path(parent: &str, key: &str) -> String {
+    if is_plain_key(key) { join_path(parent, key) } else { format!("{parent}[{}]", super::error::quoted_short(key)) }
 }
 
 /// Whether `key` can stand in a path as `a.key`: letters, digits, `_`, `-`.

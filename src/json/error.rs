@@ -109,7 +109,7 @@ impl de::Error for Error {
 
 /// `unknown <what> "found"`, then the one it most likely meant, or every
 /// one it could have been.
-fn unknown(what: &str, found: &str, expected: &[&str]) -> String {
+pub(super) fn unknown(what: &str, found: &str, expected: &[&str]) -> String {
     match crate::error::did_you_mean(found, expected) {
         Some(meant) => format!("unknown {what} {}: did you mean {}?", quoted_short(found), quoted(meant)),
         None => {

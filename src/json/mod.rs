@@ -6,6 +6,9 @@
 mod de;
 mod document;
 mod error;
+// The detect-only module's reader of `probe()`'s options (and its tests).
+#[cfg(any(test, all(browser, not(feature = "planner-exports"))))]
+pub(crate) mod plain;
 
 pub(crate) use document::Json;
 pub(crate) use error::quoted_short;

@@ -7,6 +7,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::availability::Availability;
+#[cfg(any(test, all(browser, not(feature = "planner-exports"))))]
+use crate::error::Result;
+#[cfg(any(test, all(browser, not(feature = "planner-exports"))))]
+use crate::json::plain::{self, Fields, Plain};
 use crate::target::Target;
 use crate::vocab::{BuildFeature, spelled_enum};
 use crate::webgpu::{LimitMap, WebGpuCapabilities};
@@ -79,6 +83,47 @@ pub struct ProbeOptions {
     /// inference app passes false: on a software adapter WebGPU kernels run
     /// on the CPU, much slower than WebAssembly ones (`fallback-adapter`).
     pub allow_fallback_adapter: bool,
+}
+
+#[cfg(any(test, all(browser, not(feature = "planner-exports"))))]
+impl ProbeOptions {
+    /// The fields' names, in the order serde's derive lists them (the
+    /// `expected` of an unknown field).
+    pub(crate) const FIELDS: &'static [&'static str] =
+        &["timeoutMs", "powerPreference", "forceFallbackAdapter", "verifyDevice", "allowFallbackAdapter"];
+
+    /// The options from a value the host has parsed (`top`) and, for an
+    /// object, its fields in order: what `from_json` reads from the same
+    /// value's JSON text, with the same errors, without a JSON reader
+    /// (`json::plain`). The browser's `probe()` and `detect()` read their
+    /// options so.
+    pub(crate) fn from_plain(top: &Plain, fields: Fields<'_>) -> Result<Self> {
+        if *top != Plain::Object {
+            return Err(plain::not_an_object("ProbeOptions", top));
+        }
+        let mut options = Self::default();
+        for (key, value) in fields {
+            let (key, value) = (key.as_str(), &value);
+            match Self::FIELDS.iter().position(|name| *name == key) {
+                Some(0) => options.timeout_ms = plain::read_u32(key, value)?,
+                Some(1) => {
+                    let spelling = plain::read_spelling(
+                        key,
+                        value,
+                        PowerPreference::TYPE_NAME,
+                        PowerPreference::SPELLINGS,
+                        PowerPreference::from_spelling,
+                    )?;
+                    options.power_preference = Some(spelling);
+                }
+                Some(2) => options.force_fallback_adapter = plain::read_bool(key, value)?,
+                Some(3) => options.verify_device = plain::read_bool(key, value)?,
+                Some(4) => options.allow_fallback_adapter = plain::read_bool(key, value)?,
+                _ => return Err(plain::unknown_field(key, Self::FIELDS)),
+            }
+        }
+        Ok(options)
+    }
 }
 
 /// `ProbeOptions::timeout_ms` when not given.

@@ -12,6 +12,8 @@ use js_sys::{Array, JSON, JsString, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode};
+#[cfg(not(feature = "planner-exports"))]
+use crate::json::plain::{self, Fields, Plain};
 use crate::limits::Limits;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -149,11 +151,21 @@ extern "C" {
     fn encode_into(text: &JsString, into: &Uint8Array) -> u32;
 }
 
+#[cfg(not(feature = "planner-exports"))]
+#[wasm_bindgen(module = "/src/wasm/plain.js")]
+extern "C" {
+    /// JSON text parsed for the direct reader, flat (see `read_plain`), or
+    /// why it is not JSON that the strict reader accepts (a string).
+    #[wasm_bindgen(js_name = plainFields)]
+    fn plain_fields(text: &JsValue) -> JsValue;
+}
+
 /// A JS string's text; `None` when `value` is not a string.
 ///
 /// wasm-bindgen's glue copies a string into the module one UTF-16 unit at a
 /// time in JavaScript (for its ASCII part): 15 % of a 1,000-capsule
 /// `planJson`. `TextEncoder.encodeInto` writes it in one native call.
+#[cfg(feature = "planner-exports")]
 pub(crate) fn string_from_js(value: &JsValue) -> Option<String> {
     let text: &JsString = value.dyn_ref()?;
     let units = text.length() as usize;
@@ -182,15 +194,78 @@ pub(crate) fn string_from_js(value: &JsValue) -> Option<String> {
 /// A JS string as request text, refused (not changed) when it holds a lone
 /// surrogate or has more UTF-16 units than `max_bytes` (each is at least a
 /// byte of UTF-8), before it is copied.
+#[cfg(feature = "planner-exports")]
 pub(crate) fn text_from_js(value: &JsValue, max_bytes: usize) -> Result<Option<String>, Error> {
     let Some(text) = value.dyn_ref::<JsString>() else { return Ok(None) };
+    check_text(text, max_bytes)?;
+    Ok(string_from_js(value))
+}
+
+/// `text_from_js`'s checks, without the copy.
+fn check_text(text: &JsString, max_bytes: usize) -> Result<(), Error> {
     Limits::check("", "requestBytes", "UTF-16 units", text.length() as usize, max_bytes)?;
     let at = lone_surrogate(text);
     if at >= 0 {
         let message = format!("the text has a lone surrogate at UTF-16 index {at}, which is not Unicode text");
         return Err(Error::new(ErrorCode::InvalidJson, "", message));
     }
-    Ok(string_from_js(value))
+    Ok(())
+}
+
+/// A JS value's JSON text as `json_text` makes it (the same replacer, bound
+/// and errors), left in JavaScript: `None` for `undefined` (and `null`, when
+/// `absent_ok`).
+fn js_json_text(value: &JsValue, absent_ok: bool, max_bytes: usize) -> Result<Option<JsValue>, Error> {
+    if value.is_undefined() || (absent_ok && value.is_null()) {
+        return Ok(None);
+    }
+    if let Some(text) = value.dyn_ref::<JsString>() {
+        // A string is taken as JSON text (e.g. a request read from a file).
+        check_text(text, max_bytes)?;
+        return Ok(Some(value.clone()));
+    }
+    // A function, symbol or BigInt inside the value becomes null (see
+    // `boundary.js`), so that the reader refuses it with its exact path.
+    let not_json = || Error::new(ErrorCode::WrongType, "", "the value cannot be represented as JSON");
+    let text = stringify(value, max_bytes as f64).map_err(|_| not_json())?;
+    if let Some(at_least) = text.as_f64() {
+        Limits::check("", "requestBytes", "bytes or more as JSON text", at_least as usize, max_bytes)?;
+    }
+    let checked = text.dyn_ref::<JsString>().ok_or_else(not_json)?;
+    check_text(checked, max_bytes)?;
+    Ok(Some(text))
+}
+
+/// A JS value read by `read` with the direct reader (`json::plain`), with no
+/// JSON text in the module: its JSON text as `json_text` makes it (a string
+/// is taken as JSON text), parsed in JavaScript, then the value's kind and,
+/// for an object, each field's key and value, in order. `None` for
+/// `undefined` and `null`. The text is refused as the strict reader would
+/// refuse it (`plainFields`); a string given as JSON text is parsed by
+/// `JSON.parse` alone (README, `backend-targets/detect`). The detect-only
+/// module's reader: the full package holds the strict one.
+#[cfg(not(feature = "planner-exports"))]
+pub(crate) fn read_plain<T>(
+    value: &JsValue,
+    max_bytes: usize,
+    read: fn(&Plain, Fields<'_>) -> Result<T, Error>,
+) -> Result<Option<T>, Error> {
+    let Some(text) = js_json_text(value, true, max_bytes)? else { return Ok(None) };
+    let flat = plain_fields(&text);
+    let Some(flat) = flat.dyn_ref::<Array>() else {
+        return Err(plain::not_json(&flat.as_string().unwrap_or_default()));
+    };
+    let text_at = |i: u32| flat.get(i).as_string().unwrap_or_default();
+    let item = |i: u32| match flat.get(i).as_f64().unwrap_or_default() as u32 {
+        0 => Plain::Null,
+        1 => Plain::Bool(flat.get(i + 1).is_truthy()),
+        2 => Plain::Number(flat.get(i + 1).as_f64().unwrap_or_default(), text_at(i + 2)),
+        3 => Plain::String(text_at(i + 1)),
+        4 => Plain::Array,
+        _ => Plain::Object,
+    };
+    let mut fields = (3..flat.length()).step_by(4).map(|i| (text_at(i), item(i + 1)));
+    read(&item(0), &mut fields).map(Some)
 }
 
 /// A JS value as JSON text, of at most `max_bytes` (a request's
@@ -198,22 +273,10 @@ pub(crate) fn text_from_js(value: &JsValue, max_bytes: usize) -> Result<Option<S
 /// object after JSON.stringify has written about as much of it as the limit
 /// allows, never all of it. `None` for `undefined` (and `null`, when
 /// `absent_ok`).
+#[cfg(feature = "planner-exports")]
 pub(crate) fn json_text(value: &JsValue, absent_ok: bool, max_bytes: usize) -> Result<Option<String>, Error> {
-    if value.is_undefined() || (absent_ok && value.is_null()) {
-        return Ok(None);
-    }
-    if let Some(text) = text_from_js(value, max_bytes)? {
-        // A string is taken as JSON text (e.g. a request read from a file).
-        return Ok(Some(text));
-    }
-    // A function, symbol or BigInt inside the value becomes null (see
-    // `boundary.js`), so the strict parser refuses it with its exact path.
-    let not_json = || Error::new(ErrorCode::WrongType, "", "the value cannot be represented as JSON");
-    let text = stringify(value, max_bytes as f64).map_err(|_| not_json())?;
-    if let Some(at_least) = text.as_f64() {
-        Limits::check("", "requestBytes", "bytes or more as JSON text", at_least as usize, max_bytes)?;
-    }
-    text_from_js(&text, max_bytes)?.ok_or_else(not_json).map(Some)
+    // The text is copied into the module once it has passed every check.
+    Ok(js_json_text(value, absent_ok, max_bytes)?.and_then(|text| string_from_js(&text)))
 }
 
 /// Parses compact JSON produced by the core into a JS value.

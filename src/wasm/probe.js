@@ -1,6 +1,7 @@
 // The JavaScript half of the browser probe (src/wasm/probe.rs): reads what a
-// GPUAdapter offers, in WebGPU spelling, as JSON text for the core's strict
-// parser. One call instead of some eighty property reads across the boundary.
+// GPUAdapter offers, in WebGPU spelling, as a plain object that the module
+// takes as it is (no JSON). One call instead of some eighty property reads
+// across the boundary.
 // Also the capture of wgpu's `requestAdapter()` call, the timer and the clock.
 
 import { onInstanceLost } from './boundary.js';
@@ -78,8 +79,8 @@ function readPart(adapter, key, read) {
   }
 }
 
-/** `{ info, isFallbackAdapter, features, limits }` of a GPUAdapter, as JSON
- *  text that plan() accepts with its default limits, given to this function
+/** `{ info, isFallbackAdapter, features, limits }` of a GPUAdapter, a plain
+ *  object that plan() accepts with its default limits, given to this function
  *  (at most `maxFeatures` features, `maxLimits` limits, names of at most
  *  `maxNameBytes` bytes of valid text, read no further than that). Throws an
  *  Error whose message says why when the answer cannot be read as an adapter:
@@ -129,12 +130,35 @@ export function readAdapter(adapter, maxFeatures = Infinity, maxLimits = Infinit
   const fallback = [read(info, 'isFallbackAdapter'), read(adapter, 'isFallbackAdapter')]
     .find((value) => typeof value === 'boolean');
   const text = (key) => infoText(read(info, key), maxNameBytes);
-  return JSON.stringify({
+  return {
     info: { vendor: text('vendor'), architecture: text('architecture'), device: text('device'), description: text('description') },
     isFallbackAdapter: fallback ?? false,
     features,
     limits,
-  });
+  };
+}
+
+/** Code point order, which is UTF-8's byte order (the core's order of names;
+ *  UTF-16's differs where a surrogate pair meets U+E000–U+FFFF). */
+function byCodePoint(a, b) {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < x.length && i < y.length; i++) {
+    const d = x[i].codePointAt(0) - y[i].codePointAt(0);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+
+/** `readAdapter`'s answer flat, as the module takes it: vendor, architecture,
+ *  device, description, isFallbackAdapter, the number of features, the
+ *  features, then each limit's name and value, in the core's order of names
+ *  (sorted here: the sort would cost the module some 0.5 KB gzipped). */
+export function adapterFields(adapter, maxFeatures, maxLimits, maxNameBytes) {
+  const { info, isFallbackAdapter, features, limits } = readAdapter(adapter, maxFeatures, maxLimits, maxNameBytes);
+  const sorted = Object.entries(limits).sort(([a], [b]) => byCodePoint(a, b));
+  return [info.vendor, info.architecture, info.device, info.description, isFallbackAdapter, features.length, ...features,
+    ...sorted.flat()];
 }
 
 // An adapter request made when the package's browser entry is evaluated

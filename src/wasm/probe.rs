@@ -30,13 +30,16 @@ use js_sys::{Array, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
-use super::api::{js_error, json_text, to_js};
-use crate::json::{from_json, to_json};
+use super::api::{js_error, to_js};
+#[cfg(feature = "planner-exports")]
+use crate::json::from_json;
+use crate::json::to_json;
 use crate::limits::Limits;
 use crate::probe::web::{
-    AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report,
+    AdapterInfo, AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report,
 };
 use crate::target::Target;
+use crate::webgpu::LimitMap;
 
 fn get(object: &JsValue, key: &str) -> JsValue {
     Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
@@ -48,16 +51,16 @@ fn absent(value: &JsValue) -> bool {
 
 #[wasm_bindgen(module = "/src/wasm/probe.js")]
 extern "C" {
-    /// Info, features and limits of a `GPUAdapter` as JSON text (an
-    /// `AdapterReport`) within the given bounds; throws an Error saying why
-    /// when it cannot be read so.
-    #[wasm_bindgen(js_name = readAdapter, catch)]
+    /// Info, features and limits of a `GPUAdapter` (an `AdapterReport`,
+    /// flat: see `adapterFields`) within the given bounds; throws an Error
+    /// saying why when it cannot be read so.
+    #[wasm_bindgen(js_name = adapterFields, catch)]
     fn read_adapter(
         adapter: &JsValue,
         max_features: u32,
         max_limits: u32,
         max_name_bytes: u32,
-    ) -> Result<String, JsValue>;
+    ) -> Result<Array, JsValue>;
     /// `now()`, or the first start of a probe started again in a fresh instance.
     #[wasm_bindgen(js_name = probeStart)]
     fn probe_start() -> f64;
@@ -244,9 +247,24 @@ fn is_deno() -> bool {
 /// against what it answers.)
 fn adapter_report(adapter: &JsValue) -> Result<AdapterReport, String> {
     let limits = Limits::DEFAULT;
-    let text = read_adapter(adapter, limits.features as u32, limits.limits as u32, limits.name_bytes as u32)
+    let flat = read_adapter(adapter, limits.features as u32, limits.limits as u32, limits.name_bytes as u32)
         .map_err(|error| error_text(&error))?;
-    from_json(&text).map_err(|error| error.one_line())
+    // What the reader gives is an `AdapterReport` as it is (strings of valid
+    // text, limits as safe integers), flat: taken item by item, with no JSON.
+    let text = |i: u32| flat.get(i).as_string().unwrap_or_default();
+    let features = flat.get(5).as_f64().unwrap_or_default() as u32;
+    Ok(AdapterReport {
+        info: AdapterInfo { vendor: text(0), architecture: text(1), device: text(2), description: text(3) },
+        is_fallback_adapter: flat.get(4).is_truthy(),
+        features: (6..6 + features).map(text).collect(),
+        limits: LimitMap::from_sorted(
+            (6 + features..flat.length())
+                .step_by(2)
+                .map(|i| (text(i), flat.get(i + 1).as_f64().unwrap_or_default() as u64))
+                .collect(),
+        )
+        .ok_or("its limits are not listed in name order")?,
+    })
 }
 
 /// Probes WebGPU once. Never fails for unavailability: the outcome is a reason.
@@ -389,11 +407,22 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
     report
 }
 
+/// The options of `probe()` and `detect()`; none given (`undefined`,
+/// `null`), as most pages call them: nothing is read. The full package reads
+/// them with the strict reader, which it holds for the planner anyway; the
+/// detect-only module, which holds no JSON reader, with the direct reader
+/// (`ProbeOptions::from_plain`), which says what the strict reader says of
+/// the same value (tests/js/probe-node.test.mjs holds the two modules to it).
 fn probe_options(options: &JsValue) -> Result<ProbeOptions, JsValue> {
-    match json_text(options, true, Limits::CEILING.request_bytes).map_err(js_error)? {
-        None => Ok(ProbeOptions::default()),
-        Some(text) => from_json(&text).map_err(js_error),
+    if options.is_undefined() || options.is_null() {
+        return Ok(ProbeOptions::default());
     }
+    #[cfg(feature = "planner-exports")]
+    let read = super::api::json_text(options, true, Limits::CEILING.request_bytes)
+        .and_then(|text| text.map(|text| from_json(&text)).transpose());
+    #[cfg(not(feature = "planner-exports"))]
+    let read = super::api::read_plain(options, Limits::CEILING.request_bytes, ProbeOptions::from_plain);
+    Ok(read.map_err(js_error)?.unwrap_or_default())
 }
 
 /// What a call answers once the probe is done: the report, or the `wasm`

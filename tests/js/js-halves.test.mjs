@@ -1,5 +1,6 @@
 // The JavaScript halves of the binding layer, on their own: src/wasm/boundary.js
-// (a JS value to JSON text, refusing what JSON cannot carry) and
+// (a JS value to JSON text, refusing what JSON cannot carry), src/wasm/plain.js
+// (JSON text handed to the detect-only module field by field) and
 // src/wasm/probe.js (what the probe reads off a GPUAdapter, the capture of
 // wgpu's requestAdapter() call and the early request it can take, the device
 // check, the timer and the clock). The package suites
@@ -13,6 +14,7 @@ import { ROOT } from './common.mjs';
 
 const boundary = await import(pathToFileURL(join(ROOT, 'src', 'wasm', 'boundary.js')));
 const probe = await import(pathToFileURL(join(ROOT, 'src', 'wasm', 'probe.js')));
+const plain = await import(pathToFileURL(join(ROOT, 'src', 'wasm', 'plain.js')));
 
 describe('boundary.js: jsonText', () => {
   test('plain values are JSON.stringify', () => {
@@ -45,6 +47,36 @@ describe('boundary.js: jsonText', () => {
   });
 });
 
+describe('plain.js: plainFields (the detect-only module\'s direct reader, issue 24)', () => {
+  test('a value flat: its kind and two slots, then each field\'s key, kind and two slots', () => {
+    assert.deepEqual(plain.plainFields('null'), [0, 0, 0]);
+    assert.deepEqual(plain.plainFields('[1, {"a": 2}]'), [4, 0, 0]);
+    assert.deepEqual(plain.plainFields('"x"'), [3, 'x', 0]);
+    const text = '{"n":-1,"f":1.5,"big":100000000000000000000,"huge":1e21,"b":false,"s":"é","z":null,"a":[[]],"o":{"p":1}}';
+    assert.deepEqual(plain.plainFields(text), [5, 0, 0,
+      'n', 2, -1, '-1', 'f', 2, 1.5, '1.5', 'big', 2, 1e20, '100000000000000000000', 'huge', 2, 1e21, '1e+21',
+      'b', 1, false, 0, 's', 3, 'é', 0, 'z', 0, 0, 0, 'a', 4, 0, 0, 'o', 5, 0, 0]);
+  });
+
+  test('a text JSON.parse refuses: its message', () => {
+    assert.equal(typeof plain.plainFields('{"timeoutMs": 1'), 'string');
+  });
+
+  test('what serde_json refuses and JSON.parse accepts: nesting past 127, a lone surrogate\'s escape, with serde_json\'s words and column', () => {
+    const nested = (n) => `{"a":${'['.repeat(n)}1${']'.repeat(n)}}`;
+    assert.equal(typeof plain.plainFields(nested(126)), 'object');
+    assert.equal(plain.plainFields(nested(127)), 'recursion limit exceeded at line 1 column 132');
+    assert.equal(plain.plainFields(nested(300)), 'recursion limit exceeded at line 1 column 132');
+    assert.equal(plain.plainFields('{"\\ud800":1}'), 'unexpected end of hex escape at line 1 column 9');
+    assert.equal(plain.plainFields('{"a\\udc00b":1}'), 'lone leading surrogate in hex escape at line 1 column 9');
+    assert.equal(plain.plainFields('{"\\ud800\\u0041":1}'), 'lone leading surrogate in hex escape at line 1 column 14');
+    assert.equal(plain.plainFields('{"\\ud800\\n":1}'), 'unexpected end of hex escape at line 1 column 10');
+    assert.equal(plain.plainFields('{"é\\ud800":1}'), 'unexpected end of hex escape at line 1 column 11');
+    assert.deepEqual(plain.plainFields('{"x":"\\\\ud800"}'), [5, 0, 0, 'x', 3, '\\ud800', 0], 'an escaped backslash, then text');
+    assert.deepEqual(plain.plainFields('{"\\ud83d\\ude00":1}'), [5, 0, 0, '😀', 2, 1, '1'], 'a pair is one character');
+  });
+});
+
 class FakeLimits {
   get maxBindGroups() { return 4; }
   get maxBufferSize() { return 268435456; }
@@ -68,7 +100,7 @@ const says = (pattern) => (error) => pattern.test(error.message);
 
 describe('probe.js: readAdapter', () => {
   test('reads info, features and the prototype getters of limits, in WebGPU spelling', () => {
-    assert.deepEqual(JSON.parse(probe.readAdapter(fakeAdapter())), {
+    assert.deepEqual(probe.readAdapter(fakeAdapter()), {
       info: { vendor: 'acme', architecture: 'rocket', device: '', description: 'a test adapter' },
       isFallbackAdapter: true,
       features: ['shader-f16', 'timestamp-query'],
@@ -77,13 +109,13 @@ describe('probe.js: readAdapter', () => {
   });
 
   test('features come sorted, each once', () => {
-    const read = JSON.parse(probe.readAdapter(fakeAdapter({ features: ['texture-compression-bc', 'depth-clip-control', 'shader-f16', 'depth-clip-control'] })));
+    const read = probe.readAdapter(fakeAdapter({ features: ['texture-compression-bc', 'depth-clip-control', 'shader-f16', 'depth-clip-control'] }));
     assert.deepEqual(read.features, ['depth-clip-control', 'shader-f16', 'texture-compression-bc']);
   });
 
   test('keeps only non-negative safe integers as limits, and own properties too', () => {
     const limits = Object.assign(new FakeLimits(), { ownLimit: 7 });
-    const read = JSON.parse(probe.readAdapter(fakeAdapter({ limits })));
+    const read = probe.readAdapter(fakeAdapter({ limits }));
     assert.deepEqual(Object.keys(read.limits).sort(), ['maxBindGroups', 'maxBufferSize', 'minUniformBufferOffsetAlignment', 'ownLimit']);
   });
 
@@ -91,7 +123,7 @@ describe('probe.js: readAdapter', () => {
     class OtherLimits { get maxBindGroups() { return 8; } get maxComputeInvocationsPerWorkgroup() { return 256; } }
     let groups = 4;
     class ChangingLimits extends FakeLimits { get maxBindGroups() { return groups; } }
-    const read = (limits) => JSON.parse(probe.readAdapter(fakeAdapter({ limits }))).limits;
+    const read = (limits) => probe.readAdapter(fakeAdapter({ limits })).limits;
     assert.deepEqual(read(new FakeLimits()), { maxBindGroups: 4, maxBufferSize: 268435456, minUniformBufferOffsetAlignment: 256 });
     assert.deepEqual(read(new OtherLimits()), { maxBindGroups: 8, maxComputeInvocationsPerWorkgroup: 256 });
     assert.deepEqual(read({ plain: 3 }), { plain: 3 });
@@ -103,16 +135,16 @@ describe('probe.js: readAdapter', () => {
 
   test('isFallbackAdapter: info first, then the adapter (older browsers), else false', () => {
     const info = { vendor: 'v', architecture: 'a', device: 'd', description: 'x' };
-    assert.equal(JSON.parse(probe.readAdapter(fakeAdapter({ info, isFallbackAdapter: true }))).isFallbackAdapter, true);
-    assert.equal(JSON.parse(probe.readAdapter(fakeAdapter({ info }))).isFallbackAdapter, false);
+    assert.equal(probe.readAdapter(fakeAdapter({ info, isFallbackAdapter: true })).isFallbackAdapter, true);
+    assert.equal(probe.readAdapter(fakeAdapter({ info })).isFallbackAdapter, false);
   });
 
   test('missing, odd or throwing info reads as empty; non-string features are skipped', () => {
     const throwing = (key, error) => Object.defineProperty(fakeAdapter(), key, { get() { throw error; } });
     const hostile = throwing('info', new Error('info'));
-    assert.deepEqual(JSON.parse(probe.readAdapter(hostile)).info, { vendor: '', architecture: '', device: '', description: '' });
+    assert.deepEqual(probe.readAdapter(hostile).info, { vendor: '', architecture: '', device: '', description: '' });
     const odd = fakeAdapter({ info: { vendor: 42 }, features: ['ok', 7, null], limits: {} });
-    const read = JSON.parse(probe.readAdapter(odd));
+    const read = probe.readAdapter(odd);
     assert.equal(read.info.vendor, '');
     assert.deepEqual(read.features, ['ok']);
     assert.deepEqual(read.limits, {});
@@ -164,10 +196,28 @@ describe('probe.js: readAdapter', () => {
     assert.doesNotThrow(() => probe.readAdapter(fakeAdapter({ features: ['é'.repeat(512)] }), 1024, 1024, 1024));
   });
 
+  test('adapterFields: the same answer flat, as the module takes it', () => {
+    const limits = Object.assign(new FakeLimits(), { ownLimit: 7 });
+    assert.deepEqual(probe.adapterFields(fakeAdapter({ limits, features: ['b', 'a'] }), 1024, 1024, 1024), [
+      'acme', 'rocket', '', 'a test adapter', true, 2, 'a', 'b',
+      'maxBindGroups', 4, 'maxBufferSize', 268435456, 'minUniformBufferOffsetAlignment', 256, 'ownLimit', 7,
+    ]);
+    // Limits in UTF-8 byte order, the core's: not UTF-16's, where a pair sorts
+    // before U+FF01; and a name that JS objects would list first ("10") in place.
+    const names = ['\uff01', '\u{1F600}', 'Z', 'a', '10', 'a\u0301', ''];
+    const read = probe.adapterFields(fakeAdapter({ features: [], limits: Object.fromEntries(names.map((n, i) => [n, i])) }));
+    const sorted = read.slice(6).filter((_, i) => i % 2 === 0);
+    const utf8 = [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    assert.deepEqual(sorted, utf8);
+    assert.deepEqual(sorted, ['', '10', 'Z', 'a', 'a\u0301', '\uff01', '\u{1F600}']);
+    assert.deepEqual(probe.adapterFields(fakeAdapter({ info: {}, features: [], limits: {} })), ['', '', '', '', false, 0]);
+    assert.throws(() => probe.adapterFields(42), (e) => e.message === 'it is 42, not an object');
+  });
+
   test('info strings are cut to nameBytes of UTF-8 (with an ellipsis), a lone surrogate as U+FFFD', () => {
     const huge = 'x'.repeat(10_000_000);
     const info = { vendor: huge, architecture: '😀'.repeat(600), device: 'ok\uD800', description: 'd' };
-    const read = JSON.parse(probe.readAdapter(fakeAdapter({ info }), 1024, 1024, 1024)).info;
+    const read = probe.readAdapter(fakeAdapter({ info }), 1024, 1024, 1024).info;
     assert.equal(read.vendor, `${'x'.repeat(1021)}…`);
     assert.equal(new TextEncoder().encode(read.architecture).length, 1020 + 3);
     assert.equal(read.device, 'ok\uFFFD');

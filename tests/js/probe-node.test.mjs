@@ -8,6 +8,7 @@
 // there the probe answers `no-webgpu-api` instead, and this suite says so.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './common.mjs';
@@ -162,6 +163,59 @@ test('invalid options reject (not throw) with a code and a path', async () => {
   });
   // The module still answers afterwards.
   assert.equal((await bt.probe()).reason, 'no-navigator');
+});
+
+// Issue 24: the detect-only module (backend-targets/detect, which runs in
+// Node too when given its .wasm) holds no JSON reader: it reads an options
+// object directly, where the full package reads its JSON text with the strict
+// reader. The two must answer alike, error for error.
+test('the detect-only module reads options as the full package does, error for error', async () => {
+  const small = await import(`${pathToFileURL(join(ROOT, 'pkg', 'detect.js')).href}?options`);
+  await small.default(readFileSync(join(ROOT, 'pkg', 'detect_bg.wasm')));
+  const nested = (n) => JSON.parse(`${'['.repeat(n)}1${']'.repeat(n)}`);
+  const values = [
+    {}, { timeoutMs: 5 }, { timeoutMs: 0 }, { timeoutMs: -0 }, { timeoutMs: 2 ** 32 - 1 },
+    { timeoutMs: -1 }, { timeoutMs: 1.5 }, { timeoutMs: 2 ** 32 }, { timeoutMs: 2 ** 53 }, { timeoutMs: 2 ** 63 },
+    { timeoutMs: 2 ** 64 }, { timeoutMs: 1e20 }, { timeoutMs: 1e21 }, { timeoutMs: -(2 ** 63) }, { timeoutMs: -(2 ** 64) },
+    { timeoutMs: 5e-324 }, { timeoutMs: '100' }, { timeoutMs: null }, { timeoutMs: true }, { timeoutMs: [] },
+    { timeoutMs: {} }, { powerPreference: 'low-power', forceFallbackAdapter: true, verifyDevice: false, allowFallbackAdapter: false },
+    { powerPreference: 'fast' }, { powerPreference: 'LOW_POWER' }, { powerPreference: 'lowpower' }, { powerPreference: null },
+    { powerPreference: 5 }, { powerPreference: [] }, { powerPreference: 'x'.repeat(100) }, { verifyDevice: 'yes' },
+    { forceFallbackAdapter: 1 }, { allowFallbackAdapter: null }, { bogus: 1 }, { 'a b': 1 }, { '': 1 },
+    { ['k'.repeat(100)]: 1 }, { timeoutMS: 1 }, { verify_device: true }, { 1: 2, b: 3 }, { bogus: 1, timeoutMs: -1 },
+    { timeoutMs: -1, bogus: 1 }, [], [1, 2], 5, true, { timeoutMs: nested(130) }, { a: nested(126) }, { a: nested(127) },
+    nested(200), { '\ud800': 1 }, { 'a\udc00b': 1 }, { x: 1, '\ud83d': 2 }, { '\ud800\n': 1 }, { 'é\ud800': 1 },
+    { '\ud800\ud800': 1 }, { timeoutMs: 5, nested: { '\udfff': 1 } }, { '\ud83d\ude00': 1 },
+    { toJSON: () => ({ timeoutMs: -1 }) }, { timeoutMs: { toJSON: () => 7 } }, new Date(0), 'just text'.split(''),
+    { timeoutMs: () => 1 }, { powerPreference: Symbol('s') }, { verifyDevice: 1n }, { timeoutMs: NaN }, () => 1,
+    '{"timeoutMs": 5}', '{"timeoutMs": -1, "powerPreference": "fast"}', '[]', ' {} ',
+  ];
+  const cycle = {};
+  cycle.self = cycle;
+  values.push(cycle);
+  const outcome = (promise) => promise.then(
+    (answer) => ({ timeoutMs: (answer.probe ?? answer).timeoutMs, reason: (answer.probe ?? answer).reason }),
+    (error) => ({ name: error.name, code: error.code, path: error.path, message: error.message, expected: error.expected }),
+  );
+  let refused = 0;
+  for (const value of values) {
+    let what;
+    try {
+      what = String(JSON.stringify(value)).slice(0, 80);
+    } catch {
+      what = typeof value;
+    }
+    const full = await outcome(bt.probe(value));
+    assert.deepEqual(await outcome(small.probe(value)), full, what);
+    assert.deepEqual(await outcome(small.detect(value)), await outcome(bt.detect(value)), what);
+    if (full.code) refused += 1;
+  }
+  assert.equal(values.length - refused, 9, 'nine values are options; every other one is refused');
+  // JSON text is read by JSON.parse in the detect-only module: a malformed
+  // text is refused with the same code and path, in the runtime's words.
+  const malformed = await outcome(small.probe('{"timeoutMs": 1'));
+  assert.deepEqual([malformed.code, malformed.path], ['invalid-json', '']);
+  assert.match(malformed.message, /^\[invalid-json\] at \(top level\): not valid JSON: /);
 });
 
 test('resolve() throws for an invalid target or report, with a code and a path', async () => {

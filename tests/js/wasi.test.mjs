@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROOT, VECTORS, WASI_MODULE, cliCases, malformedCases } from './common.mjs';
+import { NATIVE_BIN, ROOT, VECTORS, WASI_MODULE, cliCases, malformedCases } from './common.mjs';
 
 const RUNNER = fileURLToPath(new URL('./node-wasi-runner.mjs', import.meta.url));
 
@@ -54,9 +54,34 @@ for (const [runtime, run] of Object.entries(runtimes)) {
       assert.equal(out.status, 2, `${m.name}: status ${out.status} (134 would be a trap)`);
       assert.equal(out.stdout.length, 0, m.name);
       assert.ok(out.stderr.includes(`error [${m.code}] at ${where}: `), `${m.name}: ${out.stderr}`);
+      // Word for word as the native command says it (the WASI build's
+      // serde_json has no `std` feature: it reads a `str`, as the native one does).
+      const native = spawnSync(NATIVE_BIN, ['plan'], { input: Buffer.from(m.input, 'utf8') });
+      assert.equal(out.stderr, native.stderr.toString('utf8'), m.name);
     }
   });
 }
+
+test('wasmtime: probe --help says that a WASI module refuses probe (its native help is no part of the module)', () => {
+  const out = runWasmtime(['probe', '--help'], Buffer.alloc(0));
+  assert.equal(out.status, 0, out.stderr);
+  const help = out.stdout.toString('utf8');
+  assert.match(help, /^Usage: backend-targets probe <PRESET>/);
+  assert.match(help, /A WASI module cannot see the\nhost's hardware, and refuses it: exit status 2, error unsupported-platform\.\n$/);
+  const native = spawnSync(NATIVE_BIN, ['probe', '--help']).stdout.toString('utf8');
+  assert.ok(native.includes('Reasons: device-available'), 'the native help lists the reasons');
+});
+
+test('wasmtime: a usage error quotes the argument as the native command does (lexopt\'s {:?} printed nothing without Debug formatting)', () => {
+  for (const args of [['presets', 'extra'], ['presets', '--pretty=x'], ['plan', '--limit'], ['plan', '--bogus'], ['target', 'wasm', 'a"b\u00e9']]) {
+    const out = runWasmtime(args, Buffer.alloc(0));
+    const native = spawnSync(NATIVE_BIN, args);
+    assert.equal(out.status, 2, args.join(' '));
+    assert.equal(out.stderr, native.stderr.toString('utf8'), args.join(' '));
+  }
+  assert.equal(runWasmtime(['presets', 'extra'], Buffer.alloc(0)).stderr,
+    'backend-targets: error [usage] at (top level): unexpected argument "extra" (see --help)\n');
+});
 
 test('wasmtime runs the plain .wasm from stdin with no --dir and no environment', () => {
   const request = readFileSync(join(VECTORS, 'requests', 'default-explained.json'));
