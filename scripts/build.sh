@@ -70,7 +70,7 @@ echo "== npm package"
 # sets' cdylibs have the same file name, and sharing one folder made every
 # run rebuild each.
 browser_module() {
-  local raw=$1 wasm=$2 out=${out:-pkg}
+  local raw=$1 wasm=$2 out=${out:-pkg} inline=${inline:-50}
   shift 2
   small_build --lib --target wasm32-unknown-unknown --target-dir "target/npm-$raw" "$@"
   local built="target/npm-$raw/wasm32-unknown-unknown/release/backend_targets.wasm"
@@ -91,11 +91,13 @@ browser_module() {
   # the detect-only module 40,091 -> 38,510 B), for planning about 5 % slower
   # in Node (serde_json's reader keeps more calls). A 20-byte limit saves
   # 0.5 KB more but plans 12 % slower; a 100-byte one saves 2.5 KB in all,
-  # for 3 % (BENCHMARKS.md).
+  # for 3 % (BENCHMARKS.md). The detect-only module, which plans nothing,
+  # takes 30 (inline=30): 25,037 -> 24,958 B gzipped; 10 to 50 all land
+  # within 150 B of each other, so this is a small, not a robust, gain.
   # The WASI module, measured raw, keeps the default.
   "$WASM_OPT" -Oz --converge --low-memory-unused --strip-producers --strip-target-features \
     --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
-    --enable-reference-types --enable-multivalue --one-caller-inline-max-function-size 50 \
+    --enable-reference-types --enable-multivalue --one-caller-inline-max-function-size "$inline" \
     "target/$raw/backend_targets_bg.wasm" -o "target/$raw/optimized.wasm"
   # Short import and export names, the glue rewritten to match: wasm-bindgen's
   # names (a hash in each, whole Rust types in its closures') were 1.6 KB of
@@ -133,7 +135,7 @@ cp target/pkg-raw/backend_targets.d.ts target/pkg-raw/backend_targets_bg.wasm.d.
 bundle_entry index.js pkg-raw
 # `backend-targets/detect`: probe and detect only, pkg/detect.js over
 # pkg/detect_bg.wasm (whose name the glue's own default URL is given too).
-browser_module pkg-detect-raw detect_bg.wasm --no-default-features
+inline=30 browser_module pkg-detect-raw detect_bg.wasm --no-default-features
 glue=target/pkg-detect-raw/backend_targets.js
 sed -i "s|'backend_targets_bg.wasm'|'detect_bg.wasm'|" "$glue"
 # Were wasm-bindgen to spell its default URL otherwise, the page would load the

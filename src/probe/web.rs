@@ -205,7 +205,9 @@ pub struct ProbeReport {
     pub device_verified: Option<bool>,
     /// The bound the probe ran under, in milliseconds.
     pub timeout_ms: u32,
-    /// How long the probe took.
+    /// How long the probe took. (The detect-only module writes it itself,
+    /// last, as `millisecond_text` does: see `wasm::probe::with_elapsed`.)
+    #[cfg_attr(all(browser, not(feature = "planner-exports")), serde(skip_serializing))]
     pub elapsed_ms: f64,
 }
 

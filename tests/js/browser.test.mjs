@@ -686,6 +686,15 @@ test('Chromium: pkg/detect.js (backend-targets/detect) loads only its own module
           return { first: await m.detect(), report: await m.probe() };
         });
         assert.equal(small.first.probe.reason, reason);
+        // The same keys in the same order (the detect-only module writes
+        // elapsedMs itself, last), elapsedMs in whole microseconds.
+        const keysDeep = (value) => (value && typeof value === 'object' && !Array.isArray(value)
+          ? Object.entries(value).map(([key, inner]) => [key, keysDeep(inner)]) : null);
+        assert.deepEqual(keysDeep(small.first), keysDeep(full.first), 'the resolution\'s keys, in order');
+        assert.deepEqual(keysDeep(small.report), keysDeep(full.report), 'the report\'s keys, in order');
+        for (const ms of [small.first.probe.elapsedMs, small.report.elapsedMs]) {
+          assert.equal(Math.round(ms * 1000) / 1000, ms, `elapsedMs ${ms} in whole microseconds`);
+        }
         assert.deepEqual(withoutTiming(small.first), withoutTiming(full.first), 'the same resolution as the full package');
         assert.deepEqual(withoutTiming(small.second), withoutTiming(full.first));
         delete small.report.elapsedMs;

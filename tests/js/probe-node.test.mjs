@@ -218,6 +218,27 @@ test('the detect-only module reads options as the full package does, error for e
   assert.match(malformed.message, /^\[invalid-json\] at \(top level\): not valid JSON: /);
 });
 
+// The detect-only module writes `elapsedMs` itself, without serde_json's
+// float writer (src/wasm/probe.rs, with_elapsed): the same keys in the same
+// order as the full package's answers, and a number of whole microseconds.
+test('the detect-only module answers with the full package\'s keys, in order, elapsedMs last and in microseconds', async () => {
+  const small = await import(`${pathToFileURL(join(ROOT, 'pkg', 'detect.js')).href}?elapsed`);
+  await small.default(readFileSync(join(ROOT, 'pkg', 'detect_bg.wasm')));
+  const keysDeep = (value) => (value && typeof value === 'object' && !Array.isArray(value)
+    ? Object.entries(value).map(([key, inner]) => [key, keysDeep(inner)]) : null);
+  for (const options of [undefined, { timeoutMs: 50 }, { verifyDevice: true, allowFallbackAdapter: false }]) {
+    for (const call of ['probe', 'detect']) {
+      const [mine, theirs] = [await small[call](options), await bt[call](options)];
+      assert.deepEqual(keysDeep(mine), keysDeep(theirs), `${call}: the same keys in the same order`);
+      const report = mine.probe ?? mine;
+      assert.equal(Object.keys(report).at(-1), 'elapsedMs');
+      assert.equal(typeof report.elapsedMs, 'number');
+      assert.ok(report.elapsedMs >= 0 && report.elapsedMs < 1000, `elapsedMs ${report.elapsedMs}`);
+      assert.equal(Math.round(report.elapsedMs * 1000) / 1000, report.elapsedMs, 'whole microseconds');
+    }
+  }
+});
+
 test('resolve() throws for an invalid target or report, with a code and a path', async () => {
   const report = await bt.probe();
   const throwsWith = (fn, code, path) => assert.throws(fn, (error) => {
