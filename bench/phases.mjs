@@ -1,0 +1,47 @@
+// The planner's phases apart (issue 24's next step): the request's parse,
+// the plan and the answer's writing, each timed inside the process by
+// examples/plan_phases.rs, natively and under wasmtime, for the planner
+// rows' requests (bench/catalog.mjs: 100, 1,000 and 10,000 capsules).
+// Rounds alternate native and wasmtime; each phase is the median of the
+// rounds' medians, and the ratio is wasmtime's over native's.
+//
+//   cargo build --release --example plan_phases
+//   cargo build --release --target wasm32-wasip1 --example plan_phases
+//   node bench/phases.mjs [--rounds N]
+import { spawnSync } from 'node:child_process';
+import { planRequest } from './catalog.mjs';
+import { ROOT } from '../tests/js/common.mjs';
+
+const args = process.argv.slice(2);
+const ROUNDS = Number(args[args.indexOf('--rounds') + 1]) || 6;
+const NATIVE = `${ROOT}/target/release/examples/plan_phases`;
+const WASI = `${ROOT}/target/wasm32-wasip1/release/examples/plan_phases.wasm`;
+
+const run = (command, argv, input) => {
+  const out = spawnSync(command, argv, { input, maxBuffer: 1 << 26 });
+  if (out.status !== 0) throw new Error(`${command}: ${out.stderr}`);
+  return JSON.parse(out.stdout);
+};
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+
+console.log('| capsules | request / answer | phase | native (µs) | wasmtime (µs) | ratio | share of wasmtime\'s time |');
+console.log('|---|---|---|---|---|---|---|');
+for (const n of [100, 1000, 10000]) {
+  const text = JSON.stringify(planRequest(n));
+  const perPlan = n >= 10000 ? 10 : n >= 1000 ? 40 : 200;
+  const rounds = { native: [], wasi: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    rounds.native.push(run(NATIVE, [String(perPlan)], text));
+    rounds.wasi.push(run('wasmtime', ['run', '-C', 'cache=y', WASI, String(perPlan)], text));
+  }
+  const phase = (engine, key) => median(rounds[engine].map((r) => r[key]));
+  const total = ['parseUs', 'planUs', 'writeUs'].reduce((sum, key) => sum + phase('wasi', key), 0);
+  const sizes = `${(rounds.native[0].requestBytes / 1024).toFixed(0)} KiB / ${(rounds.native[0].answerBytes / 1024).toFixed(0)} KiB`;
+  for (const [key, name] of [['parseUs', 'parse'], ['planUs', 'plan'], ['writeUs', 'write']]) {
+    const [native, wasi] = [phase('native', key), phase('wasi', key)];
+    console.log(`| ${n} | ${sizes} | ${name} | ${f(native)} | ${f(wasi)} | ${(wasi / native).toFixed(2)} | ${Math.round((100 * wasi) / total)} % |`);
+  }
+  const sum = (engine) => ['parseUs', 'planUs', 'writeUs'].reduce((s, key) => s + phase(engine, key), 0);
+  console.log(`| ${n} | | all three | ${f(sum('native'))} | ${f(sum('wasi'))} | ${(sum('wasi') / sum('native')).toFixed(2)} | |`);
+}
