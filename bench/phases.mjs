@@ -22,6 +22,7 @@ const run = (command, argv, input) => {
   if (out.status !== 0) throw new Error(`${command}: ${out.stderr}`);
   return JSON.parse(out.stdout);
 };
+const PHASES = [['parseUs', 'parse'], ['planUs', 'plan'], ['writeUs', 'write']];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
@@ -36,12 +37,12 @@ for (const n of [100, 1000, 10000]) {
     rounds.wasi.push(run('wasmtime', ['run', '-C', 'cache=y', WASI, String(perPlan)], text));
   }
   const phase = (engine, key) => median(rounds[engine].map((r) => r[key]));
-  const total = ['parseUs', 'planUs', 'writeUs'].reduce((sum, key) => sum + phase('wasi', key), 0);
+  const sum = (engine) => PHASES.reduce((all, [key]) => all + phase(engine, key), 0);
+  const total = sum('wasi');
   const sizes = `${(rounds.native[0].requestBytes / 1024).toFixed(0)} KiB / ${(rounds.native[0].answerBytes / 1024).toFixed(0)} KiB`;
-  for (const [key, name] of [['parseUs', 'parse'], ['planUs', 'plan'], ['writeUs', 'write']]) {
+  for (const [key, name] of PHASES) {
     const [native, wasi] = [phase('native', key), phase('wasi', key)];
     console.log(`| ${n} | ${sizes} | ${name} | ${f(native)} | ${f(wasi)} | ${(wasi / native).toFixed(2)} | ${Math.round((100 * wasi) / total)} % |`);
   }
-  const sum = (engine) => ['parseUs', 'planUs', 'writeUs'].reduce((s, key) => s + phase(engine, key), 0);
-  console.log(`| ${n} | | all three | ${f(sum('native'))} | ${f(sum('wasi'))} | ${(sum('wasi') / sum('native')).toFixed(2)} | |`);
+  console.log(`| ${n} | | all three | ${f(sum('native'))} | ${f(total)} | ${(total / sum('native')).toFixed(2)} | |`);
 }

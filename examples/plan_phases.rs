@@ -3,6 +3,8 @@
 //! ITERATIONS times parses it (`parse_plan_request`), plans it (`plan`) and
 //! writes the answer (`json::to_json`), timing each phase, after one untimed
 //! round. Prints one JSON line: each phase's median in microseconds.
+//! (`plan` checks the request again before planning, which `plan_json`,
+//! the command's path, does once: the plan phase holds that second check.)
 //!
 //!     plan_phases [ITERATIONS] < request.json
 use std::io::Read;
