@@ -27,6 +27,7 @@ fn adapter_report() -> ProbeReport {
             .into(),
         }),
         device_verified: None,
+        verification: None,
         timeout_ms: 2000,
         elapsed_ms: 12.5,
     }
@@ -234,4 +235,107 @@ fn probe_reports_round_trip_strictly() {
     assert_eq!(error.path, "webGpu.limits.maxBufferSize");
     let error = from_json::<Availability>(r#"{"webGpu":{"limits":{"a":1,"a":2}}}"#).unwrap_err();
     assert_eq!((error.code, error.path.as_str()), (ErrorCode::DuplicateField, "webGpu.limits.a"));
+}
+
+/// A verification's figures as the browser would fill them.
+fn verification(gpu_ms: f64, wasm_ms: f64) -> backend_targets::probe::verify::Verification {
+    use backend_targets::probe::verify::*;
+    Verification {
+        workload: workload_text(),
+        checked: vec![VerifyPrecision::F32],
+        gpu_ms: Some(gpu_ms),
+        wasm_ms: Some(wasm_ms),
+        ratio: Some(gpu_ms / wasm_ms),
+        margin: SPEED_MARGIN,
+        max_error: Some(1.5e-7),
+        max_error_at: Some("17 (f32)".into()),
+        tolerance: F32_TOLERANCE,
+        budget_ms: DEFAULT_VERIFY_BUDGET_MS,
+        elapsed_ms: 120.0,
+        adapter_key: "backend-targets:verify:0123456789abcdef".into(),
+        cached: false,
+    }
+}
+
+#[test]
+fn a_verdict_keeps_webgpu_only_when_verified_and_says_why_with_its_figures() {
+    let adapter = adapter_report();
+    let kept = adapter.clone().with_verdict(WebGpuVerdict::new(
+        ProbeReason::Verified,
+        "",
+        &adapter.message,
+        verification(0.4, 2.9),
+    ));
+    assert!(kept.available);
+    assert_eq!(
+        kept.message,
+        "fallback adapter google swiftshader: verified: right numbers (f32), 0.4 ms a pass on the GPU against 2.9 ms in \
+         WebAssembly"
+    );
+    let resolution = resolve(&Target::wasm(), &kept);
+    assert_eq!(
+        (resolution.changes[0].action, resolution.changes[0].reason),
+        (FeatureAction::Kept, ProbeReason::Verified)
+    );
+    assert!(resolution.effective.features.contains(&BuildFeature::WebGpu));
+    assert!(resolution.availability.web_gpu.is_some(), "a verified adapter's capabilities are planned against");
+
+    let slow = adapter.clone().with_verdict(WebGpuVerdict::new(
+        ProbeReason::SlowerThanWasm,
+        "",
+        &adapter.message,
+        verification(41.25, 2.5),
+    ));
+    assert!(!slow.available);
+    assert_eq!(
+        slow.message,
+        "fallback adapter google swiftshader: slower than WebAssembly: 41.25 ms a pass on the GPU against 2.5 ms in \
+         WebAssembly (more than 1.1 times)"
+    );
+    for reason in [
+        ProbeReason::SlowerThanWasm,
+        ProbeReason::WrongResults,
+        ProbeReason::DeviceLost,
+        ProbeReason::VerifyFailed,
+        ProbeReason::VerifyTimeout,
+    ] {
+        let report = adapter.clone().with_verdict(WebGpuVerdict::new(
+            reason,
+            "in its words",
+            &adapter.message,
+            verification(1.0, 1.0),
+        ));
+        let resolution = resolve(&Target::wasm(), &report);
+        assert_eq!((resolution.changes[0].action, resolution.changes[0].reason), (FeatureAction::Dropped, reason));
+        assert!(!resolution.effective.features.contains(&BuildFeature::WebGpu), "{reason}");
+        assert!(!resolution.availability.providers.contains(&Provider::WebGpu), "{reason}");
+        assert!(resolution.availability.web_gpu.is_none(), "{reason}");
+        if reason != ProbeReason::SlowerThanWasm {
+            assert_eq!(report.message, "fallback adapter google swiftshader: in its words");
+        }
+        // Only what the adapter computed lasts: faults and timeouts are verified again.
+        assert_eq!(
+            reason.is_lasting(),
+            matches!(reason, ProbeReason::SlowerThanWasm | ProbeReason::WrongResults),
+            "{reason}"
+        );
+    }
+    assert!(ProbeReason::Verified.is_lasting());
+    // The verdict and its figures round-trip through the cache's text.
+    let verdict = WebGpuVerdict::new(ProbeReason::Verified, "", "adapter", verification(0.25, 3.0));
+    assert_eq!(from_json::<WebGpuVerdict>(&to_json(&verdict)).unwrap(), verdict);
+    // A report with its verification reads back as it was written (`resolve` in JS).
+    assert_eq!(from_json::<ProbeReport>(&to_json(&kept)).unwrap(), kept);
+}
+
+#[test]
+fn a_report_without_verification_is_written_as_before() {
+    let text = to_json(&adapter_report());
+    assert!(!text.contains("verification"), "{text}");
+    let options: ProbeOptions = from_json(r#"{"allowFallbackAdapter":false}"#).unwrap();
+    assert_eq!(options.verify, None);
+    assert_eq!(
+        to_json(&options),
+        r#"{"timeoutMs":2000,"forceFallbackAdapter":false,"verifyDevice":false,"allowFallbackAdapter":false}"#
+    );
 }

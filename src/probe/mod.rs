@@ -1,10 +1,12 @@
 //! The two probes' data, as a pair: `web`, what the browser's WebGPU probe
 //! reports and how it decides the `wasm` target's `webGpu` feature; and
 //! `native`, what the native probe found of the host's drivers and libraries
-//! and how it decides a native target's accelerator and features. Pure data
+//! and how it decides a native target's accelerator and features; and
+//! `verify`, the verified WebGPU decision's workload, reference and rules. Pure data
 //! and the decisions on it (SPEC §3); the probes themselves are edges:
 //! `wasm::probe` in the browser build, `native` in native builds.
 
+pub mod verify;
 pub mod web;
 
 #[cfg(not(browser))]

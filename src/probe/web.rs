@@ -6,10 +6,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::verify::{self, Verification, VerifyOptions};
 use crate::availability::Availability;
-#[cfg(any(test, all(browser, not(feature = "planner-exports"))))]
+#[cfg(any(test, detect_only))]
 use crate::error::Result;
-#[cfg(any(test, all(browser, not(feature = "planner-exports"))))]
+#[cfg(any(test, detect_only))]
 use crate::json::plain::{self, Fields, Plain};
 use crate::target::Target;
 use crate::vocab::{BuildFeature, spelled_enum};
@@ -41,6 +42,21 @@ spelled_enum! {
         /// `allowFallbackAdapter: false`: the adapter that answered is a
         /// fallback (software) one, such as SwiftShader, WARP or llvmpipe.
         FallbackAdapter = "fallback-adapter",
+        /// `verify`: the adapter computed the workload right, and no slower
+        /// than WebAssembly (past the margin): WebGPU kept.
+        Verified = "verified",
+        /// `verify`: the adapter computed wrong numbers (an error past the
+        /// tolerance, NaN, an infinity, all zeros).
+        WrongResults = "wrong-results",
+        /// `verify`: the adapter computed right, slower than WebAssembly past
+        /// the margin.
+        SlowerThanWasm = "slower-than-wasm",
+        /// `verify`: the device was lost (or could not be had) while verifying.
+        DeviceLost = "device-lost",
+        /// `verify`: a WebGPU call threw, or an error scope caught an error.
+        VerifyFailed = "verify-failed",
+        /// `verify`: no verdict within `budgetMs`.
+        VerifyTimeout = "verify-timeout",
     }
 }
 
@@ -83,14 +99,29 @@ pub struct ProbeOptions {
     /// inference app passes false: on a software adapter WebGPU kernels run
     /// on the CPU, much slower than WebAssembly ones (`fallback-adapter`).
     pub allow_fallback_adapter: bool,
+    /// Keep `webGpu` only once the adapter has been seen to compute: `true`
+    /// (every default) or the options (`budgetMs`, `precision`, `cache`).
+    /// The full package only (`backend-targets`); absent or `false`: no
+    /// verification. Implies a device (`verifyDevice` asks for one alone).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "verify::deserialize_verify")]
+    #[cfg_attr(browser, tsify(optional, type = "boolean | Partial<VerifyOptions>"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "verify_schema"))]
+    pub verify: Option<VerifyOptions>,
 }
 
-#[cfg(any(test, all(browser, not(feature = "planner-exports"))))]
+/// `verify`'s schema: a boolean or the options.
+#[cfg(feature = "schema")]
+fn verify_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let options = generator.subschema_for::<VerifyOptions>();
+    schemars::json_schema!({ "anyOf": [{ "type": "boolean" }, options] })
+}
+
+#[cfg(any(test, detect_only))]
 impl ProbeOptions {
     /// The fields' names, in the order serde's derive lists them (the
     /// `expected` of an unknown field).
     pub(crate) const FIELDS: &'static [&'static str] =
-        &["timeoutMs", "powerPreference", "forceFallbackAdapter", "verifyDevice", "allowFallbackAdapter"];
+        &["timeoutMs", "powerPreference", "forceFallbackAdapter", "verifyDevice", "allowFallbackAdapter", "verify"];
 
     /// The options from a value the host has parsed (`top`) and, for an
     /// object, its fields in order: what `from_json` reads from the same
@@ -119,6 +150,11 @@ impl ProbeOptions {
                 Some(2) => options.force_fallback_adapter = plain::read_bool(key, value)?,
                 Some(3) => options.verify_device = plain::read_bool(key, value)?,
                 Some(4) => options.allow_fallback_adapter = plain::read_bool(key, value)?,
+                // The detect-only module does not verify (it stays under its
+                // size goal): `false` is no verification, anything else says
+                // where verification is.
+                Some(5) if matches!(value, Plain::Bool(false)) => {}
+                Some(5) => return Err(plain::verify_elsewhere(key)),
                 _ => return Err(plain::unknown_field(key, Self::FIELDS)),
             }
         }
@@ -137,6 +173,7 @@ impl Default for ProbeOptions {
             force_fallback_adapter: false,
             verify_device: false,
             allow_fallback_adapter: true,
+            verify: None,
         }
     }
 }
@@ -203,11 +240,17 @@ pub struct ProbeReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(browser, tsify(optional))]
     pub device_verified: Option<bool>,
+    /// With `verify`, once an adapter passed the other checks: what the
+    /// verification measured and found (its verdict is `reason`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(detect_only, serde(skip))]
+    pub verification: Option<Verification>,
     /// The bound the probe ran under, in milliseconds.
     pub timeout_ms: u32,
     /// How long the probe took. (The detect-only module writes it itself,
     /// last, as `millisecond_text` does: see `wasm::probe::with_elapsed`.)
-    #[cfg_attr(all(browser, not(feature = "planner-exports")), serde(skip_serializing))]
+    #[cfg_attr(detect_only, serde(skip_serializing))]
     pub elapsed_ms: f64,
 }
 
@@ -237,9 +280,65 @@ impl ProbeReport {
             api_present,
             adapter: None,
             device_verified: None,
+            verification: None,
             timeout_ms,
             elapsed_ms: 0.0,
         }
+    }
+}
+
+impl ProbeReport {
+    /// The report with a verification's verdict: kept (`verified`) or
+    /// dropped with its reason, the verdict's sentence and its figures.
+    pub fn with_verdict(mut self, verdict: WebGpuVerdict) -> Self {
+        self.available = verdict.reason == ProbeReason::Verified;
+        self.reason = verdict.reason;
+        self.message = verdict.message;
+        self.verification = Some(verdict.verification);
+        self
+    }
+}
+
+impl ProbeReason {
+    /// Whether a verification that ended so is worth keeping in the cache:
+    /// what the adapter computed (right or wrong) and how fast, not a fault
+    /// or a timeout that may not happen again.
+    pub fn is_lasting(self) -> bool {
+        matches!(self, Self::Verified | Self::WrongResults | Self::SlowerThanWasm)
+    }
+}
+
+/// A verification's verdict: the reason, the sentence and the figures (what
+/// the cache keeps).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WebGpuVerdict {
+    /// `verified`, or why WebGPU is dropped.
+    pub reason: ProbeReason,
+    /// The verdict as a sentence, after the adapter's.
+    pub message: String,
+    /// What was measured and found.
+    pub verification: Verification,
+}
+
+impl WebGpuVerdict {
+    /// The verdict `reason`, with `detail` (the stop's own words, if any),
+    /// said of the adapter `adapter` describes.
+    pub fn new(reason: ProbeReason, detail: &str, adapter: &str, verification: Verification) -> Self {
+        let ms = |value: Option<f64>| value.map_or_else(|| "?".to_string(), verify::number);
+        let (gpu, wasm) = (ms(verification.gpu_ms), ms(verification.wasm_ms));
+        let said = match reason {
+            ProbeReason::Verified => format!(
+                "verified: right numbers ({}), {gpu} ms a pass on the GPU against {wasm} ms in WebAssembly",
+                verification.checked.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+            ProbeReason::SlowerThanWasm => format!(
+                "slower than WebAssembly: {gpu} ms a pass on the GPU against {wasm} ms in WebAssembly (more than {} times)",
+                verify::number(verification.margin)
+            ),
+            _ => detail.to_string(),
+        };
+        Self { reason, message: format!("{adapter}: {said}"), verification }
     }
 }
 
