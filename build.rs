@@ -8,6 +8,10 @@ fn main() {
     // wasm32-unknown-unknown (wgpu's own build.rs declares its aliases so).
     cfg_aliases::cfg_aliases! {
         browser: { all(target_arch = "wasm32", target_os = "unknown") },
+        // The detect-only module (`backend-targets/detect`): the browser edge
+        // with neither the planner's exports nor the verification, and so
+        // without the strict JSON reader (its options are read directly).
+        detect_only: { all(target_arch = "wasm32", target_os = "unknown", not(feature = "planner-exports"), not(feature = "verify")) },
     }
     // The browser build's memory stops at 2 GiB (see the allocator in
     // src/lib.rs): far above what the request limits let a plan use, and

@@ -12,7 +12,7 @@ use js_sys::{Array, JSON, JsString, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode};
-#[cfg(not(feature = "planner-exports"))]
+#[cfg(detect_only)]
 use crate::json::plain::{self, Fields, Plain};
 use crate::limits::Limits;
 
@@ -151,7 +151,7 @@ extern "C" {
     fn encode_into(text: &JsString, into: &Uint8Array) -> u32;
 }
 
-#[cfg(not(feature = "planner-exports"))]
+#[cfg(detect_only)]
 #[wasm_bindgen(module = "/src/wasm/plain.js")]
 extern "C" {
     /// JSON text parsed for the direct reader, flat (see `read_plain`), or
@@ -165,7 +165,7 @@ extern "C" {
 /// wasm-bindgen's glue copies a string into the module one UTF-16 unit at a
 /// time in JavaScript (for its ASCII part): 15 % of a 1,000-capsule
 /// `planJson`. `TextEncoder.encodeInto` writes it in one native call.
-#[cfg(feature = "planner-exports")]
+#[cfg(not(detect_only))]
 pub(crate) fn string_from_js(value: &JsValue) -> Option<String> {
     let text: &JsString = value.dyn_ref()?;
     let units = text.length() as usize;
@@ -244,7 +244,7 @@ fn js_json_text(value: &JsValue, absent_ok: bool, max_bytes: usize) -> Result<Op
 /// refuse it (`plainFields`); a string given as JSON text is parsed by
 /// `JSON.parse` alone (README, `backend-targets/detect`). The detect-only
 /// module's reader: the full package holds the strict one.
-#[cfg(not(feature = "planner-exports"))]
+#[cfg(detect_only)]
 pub(crate) fn read_plain<T>(
     value: &JsValue,
     max_bytes: usize,
@@ -273,7 +273,7 @@ pub(crate) fn read_plain<T>(
 /// object after JSON.stringify has written about as much of it as the limit
 /// allows, never all of it. `None` for `undefined` (and `null`, when
 /// `absent_ok`).
-#[cfg(feature = "planner-exports")]
+#[cfg(not(detect_only))]
 pub(crate) fn json_text(value: &JsValue, absent_ok: bool, max_bytes: usize) -> Result<Option<String>, Error> {
     // The text is copied into the module once it has passed every check.
     Ok(js_json_text(value, absent_ok, max_bytes)?.and_then(|text| string_from_js(&text)))

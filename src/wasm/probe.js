@@ -187,19 +187,23 @@ const isDefault = (options) =>
   options == null || (options.powerPreference === undefined && !options.forceFallbackAdapter);
 
 /** Wraps `gpu.requestAdapter` so that the promise of the next call (or what
- *  it threw, as a rejection) is kept; undo with `releaseRequest`. Throws when
+ *  it threw, as a rejection) is kept; undo with `releaseRequest`. Given
+ *  `wrap`, wgpu is handed `wrap(answer)`. Throws when
  *  there is no `requestAdapter` function to wrap. A call with default options
  *  takes the early request, if one is waiting (`requestEarly`). */
-export function captureRequest(gpu) {
+export function captureRequest(gpu, wrap) {
   const original = gpu.requestAdapter;
   if (typeof original !== 'function') throw new TypeError('navigator.gpu.requestAdapter is not a function');
   const capture = { original, own: Object.hasOwn(gpu, 'requestAdapter'), called: false, threw: false, answer: undefined };
+  // What wgpu is handed: the answer, or `wrap(answer)` (a verification's
+  // guarded adapter, src/wasm/verify.js); the probe reads the answer itself.
+  const handed = () => (typeof wrap === 'function' ? wrap(capture.answer) : capture.answer);
   gpu.requestAdapter = function requestAdapter(options) {
     capture.called = true;
     if (early?.gpu === gpu && isDefault(options)) {
       capture.answer = early.answer;
       early = undefined;
-      return capture.answer;
+      return handed();
     }
     try {
       capture.answer = Promise.resolve(original.call(gpu, options));
@@ -208,7 +212,7 @@ export function captureRequest(gpu) {
       capture.answer = error;
       return Promise.reject(error);
     }
-    return capture.answer;
+    return handed();
   };
   return capture;
 }

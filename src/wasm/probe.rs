@@ -31,7 +31,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
 use super::api::{js_error, to_js};
-#[cfg(feature = "planner-exports")]
+#[cfg(not(detect_only))]
 use crate::json::from_json;
 use crate::json::to_json;
 use crate::limits::Limits;
@@ -41,7 +41,7 @@ use crate::probe::web::{
 use crate::target::Target;
 use crate::webgpu::LimitMap;
 
-fn get(object: &JsValue, key: &str) -> JsValue {
+pub(super) fn get(object: &JsValue, key: &str) -> JsValue {
     Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
@@ -76,21 +76,23 @@ extern "C" {
     fn cancel_delay(timer: &JsValue);
     /// `performance.now()`, or `Date.now()` where there is no `performance`.
     #[wasm_bindgen(js_name = now)]
-    fn now_ms() -> f64;
+    pub(super) fn now_ms() -> f64;
     /// Requests a device from the adapter and destroys it: resolves, or
     /// rejects with why there is none.
     #[wasm_bindgen(js_name = verifyDevice)]
     fn verify_device(adapter: &JsValue) -> Promise;
-    /// Wraps `gpu.requestAdapter` to keep what its next call answers.
+    /// Wraps `gpu.requestAdapter` to keep what its next call answers (and,
+    /// given `wrap`, to hand wgpu `wrap(answer)` instead: the guarded adapter
+    /// of a verification).
     #[wasm_bindgen(js_name = captureRequest, catch)]
-    fn capture_request(gpu: &JsValue) -> Result<JsValue, JsValue>;
+    fn capture_request(gpu: &JsValue, wrap: &JsValue) -> Result<JsValue, JsValue>;
     /// Unwraps it: the call's promise, `undefined` if none, or what it threw.
     #[wasm_bindgen(js_name = releaseRequest, catch)]
     fn release_request(gpu: &JsValue, capture: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 /// `fut`, or `None` once `ms` milliseconds have passed.
-async fn within<F: Future>(ms: f64, fut: F) -> Option<F::Output> {
+pub(super) async fn within<F: Future>(ms: f64, fut: F) -> Option<F::Output> {
     let started = delay(ms);
     let (promise, timer) = (started.get(0), started.get(1));
     let mut fut = pin!(fut);
@@ -142,11 +144,26 @@ fn error_text(error: &JsValue) -> String {
     message.as_string().or_else(|| error.as_string()).unwrap_or_else(|| "unknown error".to_string())
 }
 
-/// Whether wgpu obtained an adapter. Its one failure on the web is
+/// wgpu's adapter, if it obtained one. Its one failure on the web is
 /// `RequestAdapterError::NotFound` (for a `null` answer and a rejection
 /// alike), which the captured promise already tells apart, so its text (and
 /// the formatting code behind it, some 750 B gzipped) is not kept.
-type WgpuOutcome = bool;
+type WgpuOutcome = Option<AdapterHandle>;
+
+/// What the probe keeps of wgpu's adapter: the adapter itself where it may
+/// be verified; nothing elsewhere (dropped at once, which keeps wgpu's
+/// adapter layer out of the detect-only module).
+#[cfg(feature = "verify")]
+type AdapterHandle = wgpu::Adapter;
+#[cfg(not(feature = "verify"))]
+type AdapterHandle = ();
+
+#[cfg(feature = "verify")]
+fn keep(adapter: wgpu::Adapter) -> AdapterHandle {
+    adapter
+}
+#[cfg(not(feature = "verify"))]
+fn keep(_: wgpu::Adapter) -> AdapterHandle {}
 
 thread_local! {
     /// wgpu's handle on `navigator.gpu`, with the object it was made for:
@@ -209,8 +226,9 @@ fn start_wgpu_request(
     gpu: &JsValue,
     instance: &wgpu::Instance,
     options: &ProbeOptions,
+    wrap: &JsValue,
 ) -> Result<(impl Future<Output = WgpuOutcome>, Captured), JsValue> {
-    let capture = capture_request(gpu)?;
+    let capture = capture_request(gpu, wrap)?;
     let request = instance.request_adapter(&adapter_options(options));
     // Put the method back before anything else can run.
     let captured = match release_request(gpu, &capture) {
@@ -218,10 +236,11 @@ fn start_wgpu_request(
         Ok(answer) => Some(Ok(answer.unchecked_into::<Promise>())),
         Err(thrown) => Some(Err(thrown)),
     };
-    // wgpu's adapter is dropped once it has answered: `verifyDevice` asks the
-    // same GPUAdapter for a device from the JS half (`probe.js`), which
-    // keeps wgpu's device machinery (some 4 KB gzipped) out of the module.
-    let outcome = async move { request.await.is_ok() };
+    // wgpu's adapter is kept for a verification only (`verify`, which runs
+    // its workload through it); `verifyDevice` asks the same GPUAdapter for
+    // a device from the JS half (`probe.js`), which keeps wgpu's device
+    // machinery (some 4 KB gzipped) out of the detect-only module.
+    let outcome = async move { request.await.ok().map(keep) };
     Ok((outcome, captured))
 }
 
@@ -275,7 +294,32 @@ pub async fn run_probe(options: &ProbeOptions) -> ProbeReport {
 /// `run_probe`, counting `timeoutMs` from `started` (`now_ms()` when the
 /// probe was asked for, or earlier for one started again: `probeStart`).
 async fn run_probe_from(options: &ProbeOptions, started: f64) -> ProbeReport {
-    let mut report = probe_once(options, started).await.under(options);
+    let mut adapter = None;
+    #[cfg(feature = "verify")]
+    let (faults, wrap) = match options.verify {
+        Some(_) => super::verify::guard(),
+        None => (JsValue::UNDEFINED, JsValue::UNDEFINED),
+    };
+    #[cfg(not(feature = "verify"))]
+    let wrap = JsValue::UNDEFINED;
+    let mut report = probe_once(options, started, &wrap, &mut adapter).await.under(options);
+    // A verification, once an adapter has passed every other check.
+    #[cfg(feature = "verify")]
+    if let (Some(verify), Some(adapter), true) = (&options.verify, adapter, report.available) {
+        report = super::verify::verified(report, adapter, verify, &faults).await;
+    }
+    // A module without the verification (the full and detect-only ones,
+    // whose entries hand `verify` to `backend-targets/verify`): an adapter
+    // it cannot verify is not kept on presence alone.
+    // (The detect-only module's reader refuses `verify` itself.)
+    #[cfg(all(not(feature = "verify"), not(detect_only)))]
+    if options.verify.is_some() && report.available {
+        report.available = false;
+        report.reason = ProbeReason::VerifyFailed;
+        report.message = format!("{}: {}", report.message, crate::probe::verify::NOT_HERE);
+    }
+    #[cfg(not(feature = "verify"))]
+    let _ = adapter;
     // Microseconds are all a timer in a browser resolves; the rounding also
     // keeps the figure exact when a report is read back (`resolve`).
     report.elapsed_ms = ((now_ms() - started) * 1000.0).round() / 1000.0;
@@ -287,8 +331,15 @@ fn left_until(deadline: f64) -> f64 {
     (deadline - now_ms()).max(0.0)
 }
 
-/// One probe that began at `started` (`now_ms()`), which `timeoutMs` counts from.
-async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
+/// One probe that began at `started` (`now_ms()`), which `timeoutMs` counts
+/// from; wgpu's adapter, when one answered, in `adapter_out` (`wrap`: see
+/// `captureRequest`).
+async fn probe_once(
+    options: &ProbeOptions,
+    started: f64,
+    wrap: &JsValue,
+    adapter_out: &mut Option<AdapterHandle>,
+) -> ProbeReport {
     let timeout = options.timeout_ms;
     let deadline = started + f64::from(timeout);
     let unavailable = |reason, message: String, api| ProbeReport::unavailable(reason, message, api, timeout);
@@ -326,7 +377,7 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
             .to_string();
         return unavailable(ProbeReason::AdapterRequestFailed, message, true);
     };
-    let (through_wgpu, captured) = match start_wgpu_request(&gpu, &instance, options) {
+    let (through_wgpu, captured) = match start_wgpu_request(&gpu, &instance, options, wrap) {
         Ok(started) => started,
         Err(error) => {
             let message = format!("requestAdapter() could not be called: {}", error_text(&error));
@@ -365,10 +416,11 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
             }
         },
     };
-    if !through_wgpu {
+    let Some(through_wgpu) = through_wgpu else {
         let message = "wgpu found no adapter in what requestAdapter() answered".to_string();
         return unavailable(ProbeReason::AdapterRequestFailed, message, true);
-    }
+    };
+    *adapter_out = Some(through_wgpu);
     // `timeoutMs` bounds the whole probe: the device gets what is left of it.
     let device = if options.verify_device {
         let Some(device) = within(left_until(deadline), JsFuture::from(verify_device(&handle))).await else {
@@ -395,6 +447,7 @@ async fn probe_once(options: &ProbeOptions, started: f64) -> ProbeReport {
         api_present: true,
         adapter: Some(adapter),
         device_verified: None,
+        verification: None,
         timeout_ms: timeout,
         elapsed_ms: 0.0,
     };
@@ -419,10 +472,10 @@ fn probe_options(options: &JsValue) -> Result<ProbeOptions, JsValue> {
     if options.is_undefined() || options.is_null() {
         return Ok(ProbeOptions::default());
     }
-    #[cfg(feature = "planner-exports")]
+    #[cfg(not(detect_only))]
     let read = super::api::json_text(options, true, Limits::CEILING.request_bytes)
         .and_then(|text| text.map(|text| from_json(&text)).transpose());
-    #[cfg(not(feature = "planner-exports"))]
+    #[cfg(detect_only)]
     let read = super::api::read_plain(options, Limits::CEILING.request_bytes, ProbeOptions::from_plain);
     Ok(read.map_err(js_error)?.unwrap_or_default())
 }
@@ -445,7 +498,7 @@ async fn probe_and_answer(options: JsValue, answer: Answer, started: f64) -> Res
         Answer::Report => to_json(&report),
         Answer::Resolution => to_json(&resolve_report(&Target::wasm(), &report)),
     };
-    #[cfg(not(feature = "planner-exports"))]
+    #[cfg(detect_only)]
     let text = with_elapsed(text, report.elapsed_ms, answer);
     Ok(to_js(&text))
 }
@@ -456,7 +509,7 @@ async fn probe_and_answer(options: JsValue, answer: Answer, started: f64) -> Res
 /// (some 2 KB of the module). The report is the last field of a resolution,
 /// and `elapsedMs` the last of a report, so it goes before the answer's
 /// last closing brace, or the last two.
-#[cfg(not(feature = "planner-exports"))]
+#[cfg(detect_only)]
 fn with_elapsed(mut text: String, elapsed_ms: f64, answer: Answer) -> String {
     let closing = match answer {
         Answer::Report => 1,

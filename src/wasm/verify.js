@@ -1,0 +1,212 @@
+// The JavaScript half of the verification (src/wasm/verify.rs): the guard
+// around the adapter and device wgpu is given, and the verdicts kept.
+//
+// The guard. wgpu calls WebGPU's methods without catching: a call that
+// throws (a polyfill, a stand-in, a browser bug) would unwind through the
+// module's frames. The guarded adapter, device and queue (Proxies over the
+// real objects, handed to wgpu alone: the page's objects are untouched)
+// catch what a method throws, note it as a fault and return undefined; the
+// module reads the fault after each step and stops there. The device's
+// `lost` promise is a fault too.
+//
+// The cache. A verdict (JSON text with the time it was kept) under its key:
+// `persistent` is localStorage (pages, Deno) or IndexedDB (workers, which
+// have no localStorage), `session` this module's memory, `none` nothing.
+
+const messageOf = (error) => {
+  try {
+    return String(error?.message ?? error);
+  } catch {
+    return 'an error that cannot be read';
+  }
+};
+
+/** A fresh record of faults. */
+export function newFaults() {
+  return { fault: undefined };
+}
+
+/** The first fault noted since the last call (`{ kind, message }`), or undefined. */
+export function takeFault(faults) {
+  return faults.fault;
+}
+
+function note(faults, kind, message) {
+  faults.fault ??= { kind, message };
+}
+
+/** A Proxy over `target` whose methods note what they throw (and return
+ *  undefined); `wrapResult(name, value)` may guard what a method returns. */
+function guarded(target, faults, wrapResult = (name, value) => value) {
+  return new Proxy(target, {
+    get(object, key) {
+      const value = Reflect.get(object, key);
+      if (typeof value !== 'function') return key === 'queue' ? guardQueue(value, faults) : value;
+      return function guardedMethod(...args) {
+        try {
+          return wrapResult(key, value.apply(object, args));
+        } catch (error) {
+          note(faults, 'verify-failed', `${String(key)}() threw: ${messageOf(error)}`);
+          return undefined;
+        }
+      };
+    },
+    set(object, key, value) {
+      object[key] = value;
+      return true;
+    },
+  });
+}
+
+const queues = new WeakMap();
+function guardQueue(queue, faults) {
+  if (queue === null || typeof queue !== 'object') return queue;
+  if (!queues.has(queue)) queues.set(queue, guarded(queue, faults));
+  return queues.get(queue);
+}
+
+function watchDevice(device, faults) {
+  if (device === null || typeof device !== 'object') return device;
+  try {
+    Promise.resolve(device.lost).then((info) => {
+      if (info?.reason === 'destroyed') return;
+      const words = info?.message ? `: ${messageOf(info.message)}` : '';
+      note(faults, 'device-lost', `the device was lost (${info?.reason ?? 'unknown'})${words}`);
+    }, () => {});
+  } catch {
+    // A device without `lost` is watched through its calls alone.
+  }
+  return guarded(device, faults);
+}
+
+/** What `captureRequest` hands wgpu's adapter promise to: the answer, with
+ *  the adapter guarded. */
+export function adapterGuard(faults) {
+  return (answer) =>
+    Promise.resolve(answer).then((adapter) => {
+      if (adapter === null || typeof adapter !== 'object') return adapter;
+      return guarded(adapter, faults, (name, value) =>
+        name === 'requestDevice' ? Promise.resolve(value).then((device) => watchDevice(device, faults)) : value);
+    });
+}
+
+/** `navigator.userAgent`, or ''. */
+export function userAgent() {
+  try {
+    const agent = globalThis.navigator?.userAgent;
+    return typeof agent === 'string' ? agent : '';
+  } catch {
+    return '';
+  }
+}
+
+// The `session` cache, and `persistent` where there is no storage.
+const session = new Map();
+const DATABASE = 'backend-targets';
+const STORE = 'verdicts';
+
+function local() {
+  try {
+    const storage = globalThis.localStorage;
+    return storage && typeof storage.getItem === 'function' ? storage : undefined;
+  } catch {
+    return undefined; // a sandboxed frame throws on the read
+  }
+}
+
+function database() {
+  try {
+    const factory = globalThis.indexedDB;
+    if (!factory) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const request = factory.open(DATABASE, 1);
+      request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => resolve(undefined);
+      request.onblocked = () => resolve(undefined);
+    });
+  } catch {
+    return Promise.resolve(undefined);
+  }
+}
+
+async function withStore(mode, use) {
+  const db = await database();
+  if (!db) return undefined;
+  try {
+    return await new Promise((resolve) => {
+      const transaction = db.transaction(STORE, mode);
+      const request = use(transaction.objectStore(STORE));
+      transaction.oncomplete = () => resolve(request?.result);
+      transaction.onerror = () => resolve(undefined);
+      transaction.onabort = () => resolve(undefined);
+    });
+  } catch {
+    return undefined;
+  } finally {
+    db.close();
+  }
+}
+
+async function read(cache, key) {
+  if (cache === 'persistent') {
+    const storage = local();
+    if (storage) return storage.getItem(key) ?? undefined;
+    const kept = await withStore('readonly', (store) => store.get(key));
+    if (kept !== undefined) return kept;
+  }
+  return session.get(key);
+}
+
+/** The verdict kept under `key` (JSON text), if kept less than `maxAgeMs`
+ *  ago; undefined otherwise. Never rejects. */
+export async function cachedVerdict(cache, key, maxAgeMs) {
+  try {
+    const kept = await read(cache, key);
+    if (typeof kept !== 'string') return undefined;
+    const { at, verdict } = JSON.parse(kept);
+    if (typeof at !== 'number' || !(Date.now() - at < maxAgeMs) || typeof verdict !== 'string') return undefined;
+    return verdict;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps `verdict` (JSON text) under `key`. */
+export function keepVerdict(cache, key, verdict) {
+  const kept = JSON.stringify({ at: Date.now(), verdict });
+  session.set(key, kept);
+  if (cache !== 'persistent') return;
+  try {
+    const storage = local();
+    if (storage) {
+      storage.setItem(key, kept);
+      return;
+    }
+  } catch {
+    return; // storage full or refused: the session keeps it
+  }
+  withStore('readwrite', (store) => store.put(kept, key)).catch(() => {});
+}
+
+const PREFIX = 'backend-targets:verify:';
+
+/** Forgets every kept verdict (this module's memory, localStorage and
+ *  IndexedDB): the next `detect({ verify })` verifies again. */
+export async function clearVerdicts() {
+  session.clear();
+  try {
+    const storage = local();
+    if (storage) {
+      const keys = [];
+      for (let i = 0; i < storage.length; i++) {
+        const key = storage.key(i);
+        if (key?.startsWith(PREFIX)) keys.push(key);
+      }
+      for (const key of keys) storage.removeItem(key);
+    }
+  } catch {
+    // Nothing kept there.
+  }
+  await withStore('readwrite', (store) => store.clear());
+}
