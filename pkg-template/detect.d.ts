@@ -15,3 +15,6 @@ export function detect(options?: Partial<ProbeOptions>): Promise<Resolution>;
 
 /** Probes WebGPU afresh; in Node it answers `no-navigator`. */
 export function probe(options?: Partial<ProbeOptions>): Promise<ProbeReport>;
+
+/** Forgets every verdict `detect({ verify })` kept (this page's memory, localStorage, IndexedDB). */
+export function clearVerifications(): Promise<void>;

@@ -44,15 +44,44 @@ export default function initDetect(moduleOrPath) {
   return ready;
 }
 
+
+/** Whether `options` ask for a verification where there is WebGPU to verify
+ *  (a page, a worker, Deno): such a call is handed to `backend-targets/verify`,
+ *  loaded on demand. Elsewhere (Node) this module answers it: no adapter. */
+function verifying(options) {
+  let value = options;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return false; // this module says what is wrong with the text
+    }
+  }
+  const verify = value !== null && typeof value === 'object' ? value.verify : undefined;
+  return verify !== undefined && verify !== false && globalThis.navigator?.gpu != null;
+}
+
+/** The verification entry, loaded on first use. */
+let verifier;
+const verification = () => (verifier ??= import('./verified.js'));
+
 /** Probes WebGPU, then answers the `wasm` target resolved by the probe: the
  *  full package's `detect`. */
 export async function detect(options) {
+  if (verifying(options)) return (await verification()).detect(options);
   await initDetect();
   return settle(detectNow, options).catch((error) => Promise.reject(adopt(error)));
 }
 
 /** Probes WebGPU afresh: the full package's `probe`. */
 export async function probe(options) {
+  if (verifying(options)) return (await verification()).probe(options);
   await initDetect();
   return settle(probeNow, options).catch((error) => Promise.reject(adopt(error)));
+}
+
+/** Forgets every verdict `detect({ verify })` kept: the full package's. */
+export async function clearVerifications() {
+  if (globalThis.navigator?.gpu == null) return;
+  await (await verification()).clearVerifications();
 }

@@ -86,14 +86,47 @@ export const __forcePanicForTesting = guarded('__forcePanicForTesting');
 export const __exhaustMemoryForTesting = guarded('__exhaustMemoryForTesting');
 export { wasmPreset as wasm };
 
+
+/** Whether `options` ask for a verification where there is WebGPU to verify
+ *  (a page, a worker, Deno): such a call is handed to `backend-targets/verify`,
+ *  loaded on demand. Elsewhere (Node) this module answers it: no adapter. */
+function verifying(options) {
+  let value = options;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return false; // this module says what is wrong with the text
+    }
+  }
+  const verify = value !== null && typeof value === 'object' ? value.verify : undefined;
+  return verify !== undefined && verify !== false && globalThis.navigator?.gpu != null;
+}
+
+/** The verification entry, loaded on first use. */
+let verifier;
+const verification = () => (verifier ??= import('./verified.js'));
+
 /** Probes WebGPU afresh (see the module's `probe`). */
 export function probe(options) {
-  return instantiated ? settle(glue.probe, options).catch((error) => Promise.reject(adopt(error))) : Promise.reject(notInitialised());
+  if (!instantiated) return Promise.reject(notInitialised());
+  if (verifying(options)) return verification().then((entry) => entry.probe(options));
+  return settle(glue.probe, options).catch((error) => Promise.reject(adopt(error)));
 }
 
 /** `probe(options)`, then the `wasm` target resolved by it. */
 export function detect(options) {
-  return instantiated ? settle(glue.detect, options).catch((error) => Promise.reject(adopt(error))) : Promise.reject(notInitialised());
+  if (!instantiated) return Promise.reject(notInitialised());
+  if (verifying(options)) return verification().then((entry) => entry.detect(options));
+  return settle(glue.detect, options).catch((error) => Promise.reject(adopt(error)));
+}
+
+/** Forgets every verdict `detect({ verify })` kept (this page's memory,
+ *  localStorage, IndexedDB): the next verification runs on the GPU again.
+ *  Where there is no WebGPU (Node), nothing was kept. */
+export async function clearVerifications() {
+  if (globalThis.navigator?.gpu == null) return;
+  await (await verification()).clearVerifications();
 }
 
 /** wasm-bindgen's initSync, over a module checked first: one that is not this

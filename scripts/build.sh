@@ -3,7 +3,8 @@
 #   target/release/backend-targets   the native command
 #   dist/backend-targets.wasm        the WASI command (wasm32-wasip1, wasm-opt -Oz)
 #   dist/backend-targets-http.wasm   the wasi:http/proxy component (http/, wasm32-wasip2)
-#   pkg/                             the npm package (wasm-bindgen --target web, wasm-opt -Oz,
+#   pkg/                             the npm package (three modules: the full one, the detect-only
+#                                    one and the verification's; wasm-bindgen --target web, wasm-opt -Oz,
 #                                    one JS module bundled by rolldown, pkg-template/), and
 #                                    dist/backend-targets-<version>.tgz
 set -euo pipefail
@@ -36,8 +37,8 @@ std_at_speed=()
 for crate in core alloc std compiler_builtins; do
   std_at_speed+=(--config "profile.release.package.$crate.opt-level=3")
 done
-small_build() { # cargo build arguments...
-  RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none" \
+small_build() { # cargo build arguments... (target_features="+simd128" adds target features)
+  RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none${target_features:+ -Ctarget-feature=$target_features}" \
     cargo build --release -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size "${std_at_speed[@]}" "$@"
 }
 
@@ -97,7 +98,7 @@ browser_module() {
   # The WASI module, measured raw, keeps the default.
   "$WASM_OPT" -Oz --converge --low-memory-unused --strip-producers --strip-target-features \
     --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
-    --enable-reference-types --enable-multivalue --one-caller-inline-max-function-size "$inline" \
+    --enable-reference-types --enable-multivalue ${target_features:+--enable-simd} --one-caller-inline-max-function-size "$inline" \
     "target/$raw/backend_targets_bg.wasm" -o "target/$raw/optimized.wasm"
   # Short import and export names, the glue rewritten to match: wasm-bindgen's
   # names (a hash in each, whole Rust types in its closures') were 1.6 KB of
@@ -116,14 +117,16 @@ bundle_entry() {
   local entry=$1 raw=$2 out=${out:-pkg} halves hooks='__forcePanicForTesting\|__exhaustMemoryForTesting'
   halves=$(cd "target/$raw" && ls -d snippets/*/src/wasm)
   sed -e "s|from './probe.js'|from './$halves/probe.js'|" -e "s|from './boundary.js'|from './$halves/boundary.js'|" \
-    "pkg-template/$entry" >"target/$raw/entry.js"
+    -e "s|from './verify.js'|from './$halves/verify.js'|" "pkg-template/$entry" >"target/$raw/entry.js"
   if [ "$out" != pkg-test ] && [ "$entry" = index.js ]; then
     [ "$(grep -c "^export const \($hooks\) = " "target/$raw/entry.js")" = 2 ] \
       || { echo "build.sh: pkg-template/index.js's two test-hook lines are not as the build expects" >&2; exit 1; }
     sed -i "/^export const \($hooks\) = /d" "target/$raw/entry.js"
   fi
   cp pkg-template/early.js "target/$raw/"
-  tests/js/node_modules/.bin/rolldown "target/$raw/entry.js" --format esm --platform browser --minify \
+  # The verification entry is loaded on demand by the others (`import()`),
+  # never bundled into them: it stays a module of its own.
+  tests/js/node_modules/.bin/rolldown "target/$raw/entry.js" --format esm --platform browser --minify --external ./verified.js \
     --postBanner "// backend-targets: pkg-template/$entry, wasm-bindgen glue and JS halves in one module (bundled by scripts/build.sh)." \
     --file "$out/$entry" >/dev/null
 }
@@ -145,7 +148,21 @@ if ! grep -q "'detect_bg.wasm'" "$glue" || grep -q "'backend_targets_bg.wasm'" "
   exit 1
 fi
 bundle_entry detect.js pkg-detect-raw
+# `backend-targets/verify`: the verification (feature `verify`), loaded on
+# demand by the other entries: pkg/verified.js over pkg/verified_bg.wasm.
+# Built with WebAssembly SIMD (every browser with WebGPU has it): its
+# reference computes as fast as a WebAssembly inference runtime would, so
+# that "faster than WebAssembly" means what it says (src/probe/verify.rs).
+target_features=+simd128 inline=30 browser_module pkg-verified-raw verified_bg.wasm --no-default-features --features verify
+glue=target/pkg-verified-raw/backend_targets.js
+sed -i "s|'backend_targets_bg.wasm'|'verified_bg.wasm'|" "$glue"
+if ! grep -q "'verified_bg.wasm'" "$glue" || grep -q "'backend_targets_bg.wasm'" "$glue"; then
+  echo "build.sh: wasm-bindgen's glue no longer names 'backend_targets_bg.wasm' as the sed expects ($glue)" >&2
+  exit 1
+fi
+bundle_entry verified.js pkg-verified-raw
 cp pkg-template/package.json pkg-template/index.d.ts pkg-template/node.js pkg-template/detect.d.ts pkg-template/detect-node.js \
+  pkg-template/verified.d.ts pkg-template/verified-node.js \
   pkg-template/README.md pkg-template/LICENSE pkg-template/LICENSE-APACHE pkg/
 # pkg-test/: the suites' copy of the Node and browser entries, over a module
 # built with the `test-hooks` feature (a forced panic, memory exhausted), to
@@ -163,3 +180,6 @@ printf 'pkg/backend_targets_bg.wasm: %s bytes, %s gzipped; pkg/index.js: %s byte
 printf 'pkg/detect_bg.wasm: %s bytes, %s gzipped; pkg/detect.js: %s bytes, %s gzipped\n' \
   "$(wc -c <pkg/detect_bg.wasm)" "$(gzip -9c pkg/detect_bg.wasm | wc -c)" \
   "$(wc -c <pkg/detect.js)" "$(gzip -9c pkg/detect.js | wc -c)"
+printf 'pkg/verified_bg.wasm: %s bytes, %s gzipped; pkg/verified.js: %s bytes, %s gzipped\n' \
+  "$(wc -c <pkg/verified_bg.wasm)" "$(gzip -9c pkg/verified_bg.wasm | wc -c)" \
+  "$(wc -c <pkg/verified.js)" "$(gzip -9c pkg/verified.js | wc -c)"

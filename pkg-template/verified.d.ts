@@ -1,0 +1,18 @@
+// Types of the verification entry (`backend-targets/verify`): the full
+// package's `probe` and `detect`, which take `verify`, over a module of their own.
+import type { ProbeOptions, ProbeReport, Resolution, InitInput } from './index.js';
+
+export type { ProbeOptions, ProbeReport, Resolution, Verification, VerifyOptions } from './index.js';
+export { BackendTargetsError, isBackendTargetsError } from './index.js';
+
+/** Instantiates the module once (`detect` and `probe` call it themselves). */
+export default function initVerified(moduleOrPath?: InitInput | Promise<InitInput>): Promise<unknown>;
+
+/** `probe(options)` (with `verify`, the adapter verified), then the `wasm` target resolved by its report. */
+export function detect(options?: Partial<ProbeOptions>): Promise<Resolution>;
+
+/** Probes WebGPU afresh (with `verify`, the adapter verified); in Node it answers `no-navigator`. */
+export function probe(options?: Partial<ProbeOptions>): Promise<ProbeReport>;
+
+/** Forgets every verdict `verify` kept (this page's memory, localStorage, IndexedDB). */
+export function clearVerifications(): Promise<void>;

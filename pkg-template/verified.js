@@ -1,0 +1,57 @@
+// The verification entry (`backend-targets/verify`): `detect` and `probe`
+// that take `verify` (src/wasm/verify.rs: the workload run on the adapter
+// through wgpu, its WebAssembly reference, the kept verdicts), over a module
+// of their own (verified_bg.wasm: the detect-only module, the strict JSON
+// reader and wgpu's device layers). The other entries load it on demand: a
+// `detect({ verify })` or `probe({ verify })` where there is WebGPU to verify
+// is handed here. scripts/build.sh bundles it, as detect.js, with
+// wasm-bindgen's glue and the JS halves.
+import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
+// scripts/build.sh points these at wasm-bindgen's copies, as for index.js.
+import { requestEarly, settle } from './probe.js';
+import { clearVerdicts } from './verify.js';
+import { adopt, checkModule, compile, compileEarly } from './early.js';
+
+export { BackendTargetsError, isBackendTargetsError } from './early.js';
+
+// Written out for bundlers, which copy the asset and rewrite this URL.
+const url = new URL('./verified_bg.wasm', import.meta.url);
+
+requestEarly();
+let early = compileEarly(url);
+
+let ready;
+
+/** Instantiates the module (once), as the detect-only entry does. */
+export default function initVerified(moduleOrPath) {
+  if (ready === undefined) {
+    const source = moduleOrPath ?? early ?? url;
+    early = undefined;
+    ready = compile(source).then((module) => {
+      checkModule(module, ['probe', 'detect']);
+      return init({ module_or_path: module });
+    });
+    ready.catch(() => {
+      ready = undefined;
+    });
+  }
+  return ready;
+}
+
+/** Probes WebGPU and, with `verify`, verifies the adapter; then answers the
+ *  `wasm` target resolved by the report. */
+export async function detect(options) {
+  await initVerified();
+  return settle(detectNow, options).catch((error) => Promise.reject(adopt(error)));
+}
+
+/** Probes WebGPU afresh and, with `verify`, verifies the adapter. */
+export async function probe(options) {
+  await initVerified();
+  return settle(probeNow, options).catch((error) => Promise.reject(adopt(error)));
+}
+
+/** Forgets every kept verdict (this page's memory, localStorage, IndexedDB). */
+export function clearVerifications() {
+  return clearVerdicts();
+}
