@@ -5,7 +5,7 @@
 // (presets, probe, worker, declared → effective) and planner.js.
 import { $, chip, code, h, jsonLines } from './dom.js';
 import { runPlanner, setupPlanner } from './planner.js';
-import { renderDiff, renderPresets, renderProbe, renderWorker } from './views.js';
+import { renderDiff, renderPresets, renderProbe, renderVerification, renderWorker } from './views.js';
 
 // The package, imported dynamically so that a page served without a built
 // package says so instead of staying blank.
@@ -37,6 +37,19 @@ async function probeAndRender(api) {
   return resolution;
 }
 
+/** The verified decision (`verify`, always afresh here: the demo shows the
+ *  verification itself, not a kept verdict). */
+async function verifyAndRender(api) {
+  // Without an adapter there is nothing to verify (and no module to fetch for it).
+  if (!state.resolution.probe.available) {
+    renderVerification(state.resolution);
+    return;
+  }
+  $('verify').replaceChildren(h('p', { class: 'note' }, 'Verifying on the adapter…'));
+  const resolution = await api.detect({ verify: { cache: 'none' } });
+  renderVerification(resolution);
+}
+
 function startWorker() {
   return new Promise((resolve) => {
     const done = (patch) => {
@@ -66,6 +79,7 @@ async function main() {
   const workerDone = startWorker();
   await probeAndRender(api);
   runPlanner();
+  await verifyAndRender(api);
 
   $('reprobe').addEventListener('click', async (event) => {
     event.target.disabled = true;
@@ -76,6 +90,15 @@ async function main() {
       event.target.disabled = false;
     }
   });
+  $('reverify').addEventListener('click', async (event) => {
+    event.target.disabled = true;
+    try {
+      await verifyAndRender(api);
+    } finally {
+      event.target.disabled = false;
+    }
+  });
+  $('reverify').disabled = false;
   $('plan-button').disabled = false;
   $('reprobe').disabled = false;
   await workerDone;

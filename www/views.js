@@ -136,3 +136,50 @@ export function renderDiff(resolution, { declaredAvailability }) {
       h('dt', null, 'WebGPU capabilities'), h('dd', null, capabilities),
       h('dt', null, 'kept as declared'), h('dd', null, chips(resolution.asDeclared, 'feature'))));
 }
+
+// ---------------------------------------------------------------- verify
+
+/** A horizontal bar of `value` against `largest`, labelled. */
+function bar(label, value, largest, kind) {
+  const width = largest > 0 ? Math.max(2, Math.round((value / largest) * 100)) : 0;
+  return h('div', { class: 'bar-row' },
+    h('span', { class: 'bar-label' }, label),
+    h('span', { class: 'bar-track' }, h('span', { class: `bar bar-${kind}`, 'data-width': width })),
+    h("span", { class: "bar-value" }, value === undefined ? "—" : `${value.toFixed(2)} ms`));
+}
+
+/** The verdict of `detect({ verify })`: what was decided, then the two times
+ *  as bars, the error against its tolerance, and the figures. */
+export function renderVerification(resolution) {
+  const { probe } = resolution;
+  const v = probe.verification;
+  if (!v) {
+    $('verify').replaceChildren(h('p', { class: 'note' },
+      'Nothing to verify: ', code(probe.reason), ' — ', probe.message));
+    document.body.dataset.verdict = probe.reason;
+    return;
+  }
+  const kept = probe.reason === 'verified';
+  const largest = Math.max(v.gpuMs ?? 0, v.wasmMs ?? 0);
+  const errorOk = v.maxError !== undefined && v.maxError <= v.tolerance;
+  const parts = [
+    h('div', { class: 'probe-head' },
+      h('p', { class: `badge ${kept ? 'badge-ok' : 'badge-warn'}` }, kept ? 'use webgpu' : 'use wasm'),
+      h('p', { class: 'probe-message' }, code(probe.reason), ' — ', probe.message)),
+    h('div', { class: 'bars', role: 'img', 'aria-label': `GPU ${v.gpuMs ?? '?'} ms, WebAssembly ${v.wasmMs ?? '?'} ms a pass` },
+      bar('GPU', v.gpuMs, largest, kept ? 'ok' : 'bad'),
+      bar('WebAssembly', v.wasmMs, largest, 'neutral')),
+    h('dl', { class: 'facts' }, [
+      ['numbers', v.maxError === undefined ? '—' : `${errorOk ? 'right' : 'wrong'}: largest error ${v.maxError.toExponential(2)} (tolerance ${v.tolerance}) at ${v.maxErrorAt}`],
+      ['ratio', v.ratio === undefined ? '—' : `${v.ratio} (kept up to ${v.margin})`],
+      ['checked', v.checked.join(', ') || 'nothing'],
+      ['workload', v.workload],
+      ['took', `${formatMs(v.elapsedMs)} of a ${formatNumber(v.budgetMs)} ms budget${v.cached ? ' (from the cache)' : ''}`],
+      ['cache key', code(v.adapterKey)],
+    ].map(([k, value]) => [h('dt', null, k), h('dd', null, value)])),
+  ];
+  $('verify').replaceChildren(...parts);
+  // Widths set after the nodes exist: the page's CSP allows no inline styles in markup.
+  for (const el of document.querySelectorAll('#verify .bar')) el.style.width = `${el.dataset.width}%`;
+  document.body.dataset.verdict = probe.reason;
+}

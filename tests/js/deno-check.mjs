@@ -21,6 +21,17 @@ try {
 const probe = await api.probe({ timeoutMs: 5000 });
 const verified = await api.probe({ timeoutMs: 5000, verifyDevice: true });
 const resolved = await api.detect({ timeoutMs: 5000 });
+// The verified decision on Deno's WebGPU (a native wgpu): afresh, then kept
+// (Deno's localStorage persists between runs: cleared first).
+await api.clearVerifications();
+const decisions = [];
+for (const cache of ['none', 'persistent', 'persistent']) {
+  const started = performance.now();
+  const decided = await api.detect({ timeoutMs: 5000, verify: { cache } });
+  decisions.push({ probe: decided.probe, change: decided.changes[0], ms: performance.now() - started });
+}
+await api.clearVerifications();
 console.log(JSON.stringify({
   planJson: `${api.planJson(request)}\n`, golden, limit, apiPresent: typeof navigator.gpu === 'object', probe, verified, resolved,
+  decisions,
 }));

@@ -44,6 +44,35 @@ for (const entry of ['node.js', 'index.js']) {
   });
 }
 
+test('Deno: detect({ verify }) answers a verdict within its budget, then from the cache', { skip: !existsSync(DENO) && 'no deno' }, () => {
+  const out = runDeno('index.js');
+  const VERDICTS = ['verified', 'wrong-results', 'slower-than-wasm', 'device-lost', 'verify-failed', 'verify-timeout'];
+  const [fresh, first, second] = out.decisions;
+  for (const { probe } of out.decisions) {
+    if (probe.adapter === undefined) {
+      assert.ok(REASONS.includes(probe.reason), probe.reason);
+      continue;
+    }
+    assert.ok(VERDICTS.includes(probe.reason), `${probe.reason}: ${probe.message}`);
+    assert.ok(probe.verification, 'a verification report');
+    assert.ok(probe.verification.elapsedMs <= probe.verification.budgetMs + 500, `${probe.verification.elapsedMs} ms`);
+  }
+  if (fresh.probe.verification) {
+    const v = fresh.probe.verification;
+    console.log(`Deno (${fresh.probe.adapter.info.description || fresh.probe.adapter.info.vendor}): ${fresh.probe.reason}, `
+      + `gpu ${v.gpuMs} ms against wasm ${v.wasmMs} ms a pass, verified in ${v.elapsedMs} ms; decision ${fresh.ms.toFixed(1)} ms `
+      + `fresh, ${second.ms.toFixed(1)} ms from the cache`);
+    assert.equal(fresh.probe.verification.cached, false);
+    assert.equal(first.probe.verification.cached, false);
+    // Only lasting verdicts are kept.
+    if (['verified', 'wrong-results', 'slower-than-wasm'].includes(first.probe.reason)) {
+      assert.equal(second.probe.verification.cached, true, JSON.stringify(second.probe));
+      assert.equal(second.probe.reason, first.probe.reason);
+    }
+    assert.equal(fresh.change.reason, fresh.probe.reason);
+  }
+});
+
 test('Deno, detect.js (backend-targets/detect): detect() without init answers a documented reason in time, as index.js does', { skip: !existsSync(DENO) && 'no deno' }, () => {
   const out = runDeno('detect.js');
   assert.ok(out.apiPresent, 'Deno has navigator.gpu');

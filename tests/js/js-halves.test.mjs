@@ -503,3 +503,79 @@ describe('probe.js: verifyDevice', () => {
     await assert.rejects(probe.verifyDevice({}), TypeError);
   });
 });
+
+describe('verify.js: the guard around wgpu\'s adapter and device, and the kept verdicts', async () => {
+  const verify = await import(pathToFileURL(join(ROOT, 'src', 'wasm', 'verify.js')));
+
+  test('captureRequest hands wgpu wrap(answer) and keeps the answer itself for the probe', async () => {
+    const adapter = { features: new Set(), limits: {} };
+    const gpu = { requestAdapter: () => Promise.resolve(adapter) };
+    const capture = probe.captureRequest(gpu, (answer) => answer.then((a) => ({ wrapped: a })));
+    const handed = await gpu.requestAdapter();
+    const kept = await probe.releaseRequest(gpu, capture);
+    assert.deepEqual(handed, { wrapped: adapter });
+    assert.equal(kept, adapter);
+  });
+
+  test('a method that throws is a fault, with its words, and returns undefined; the first fault is kept', async () => {
+    const faults = verify.newFaults();
+    const queue = { submit() { throw new Error('queue gone'); }, writeBuffer() { return 'written'; } };
+    let lose;
+    const device = {
+      queue,
+      lost: new Promise((resolve) => { lose = resolve; }),
+      createComputePipeline() { throw new TypeError('bad pipeline'); },
+      createBuffer(size) { return { size, owner: this }; },
+    };
+    const adapter = { name: 'a', requestDevice: async () => device };
+    const guarded = await verify.adapterGuard(faults)(Promise.resolve(adapter));
+    assert.equal(guarded.name, 'a');
+    const guardedDevice = await guarded.requestDevice({});
+    assert.equal(verify.takeFault(faults), undefined);
+    // Methods run on the real object.
+    assert.equal(guardedDevice.createBuffer(4).owner, device);
+    assert.equal(guardedDevice.queue.writeBuffer(), 'written');
+    assert.equal(guardedDevice.queue, guardedDevice.queue, 'one guard per queue');
+    assert.equal(guardedDevice.createComputePipeline({}), undefined);
+    assert.deepEqual(verify.takeFault(faults), { kind: 'verify-failed', message: 'createComputePipeline() threw: bad pipeline' });
+    assert.equal(guardedDevice.queue.submit([]), undefined);
+    assert.equal(verify.takeFault(faults).message, 'createComputePipeline() threw: bad pipeline', 'the first fault stays');
+    guardedDevice.onuncapturederror = 'set';
+    assert.equal(device.onuncapturederror, 'set', 'properties are set on the real object');
+    // A lost device is a fault of its own kind.
+    const other = verify.newFaults();
+    const watched = await verify.adapterGuard(other)(Promise.resolve(adapter));
+    await watched.requestDevice({});
+    lose({ reason: 'unknown', message: 'driver reset' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(verify.takeFault(other), { kind: 'device-lost', message: 'the device was lost (unknown): driver reset' });
+    // A null answer (no adapter) is handed on as it is.
+    assert.equal(await verify.adapterGuard(verify.newFaults())(Promise.resolve(null)), null);
+  });
+
+  test('a device destroyed at the end is no fault', async () => {
+    const faults = verify.newFaults();
+    const device = { lost: Promise.resolve({ reason: 'destroyed', message: '' }) };
+    const adapter = { requestDevice: async () => device };
+    await (await verify.adapterGuard(faults)(Promise.resolve(adapter))).requestDevice();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.equal(verify.takeFault(faults), undefined);
+  });
+
+  test('verdicts: kept per cache and key, not past their age, none for cache none, cleared', async () => {
+    // Node has no localStorage or IndexedDB: `persistent` falls back to the session.
+    assert.equal(await verify.cachedVerdict('session', 'backend-targets:verify:a', 1000), undefined);
+    verify.keepVerdict('session', 'backend-targets:verify:a', '{"reason":"verified"}');
+    verify.keepVerdict('persistent', 'backend-targets:verify:b', '{"reason":"slower-than-wasm"}');
+    assert.equal(await verify.cachedVerdict('session', 'backend-targets:verify:a', 1000), '{"reason":"verified"}');
+    assert.equal(await verify.cachedVerdict('persistent', 'backend-targets:verify:b', 1000), '{"reason":"slower-than-wasm"}');
+    assert.equal(await verify.cachedVerdict('session', 'backend-targets:verify:a', 0), undefined, 'too old');
+    await verify.clearVerdicts();
+    assert.equal(await verify.cachedVerdict('session', 'backend-targets:verify:a', 1000), undefined);
+    assert.equal(await verify.cachedVerdict('persistent', 'backend-targets:verify:b', 1000), undefined);
+  });
+
+  test('userAgent is a string everywhere', () => {
+    assert.equal(typeof verify.userAgent(), 'string');
+  });
+});

@@ -80,15 +80,32 @@ test('SwiftShader, as the recipe runs it (allowFallbackAdapter: false): the soft
   });
 });
 
-test('SwiftShader with ?allowFallbackAdapter=true: the plan picks webGpu and ONNX Runtime Web runs the model on webgpu', async () => {
+test('SwiftShader with ?allowFallbackAdapter=true&verify=false (presence alone): the plan picks webGpu and ONNX Runtime Web runs the model on webgpu', async () => {
   await withChromium(['--enable-unsafe-webgpu'], async (context) => {
-    const run = await runExample(context, '?allowFallbackAdapter=true');
+    const run = await runExample(context, '?allowFallbackAdapter=true&verify=false');
     assert.equal(run.reason, 'adapter-available');
     assert.equal(run.result.executionProvider, 'webgpu');
     assert.match(run.plan, /config #0 won/);
     assertOutput(run.result);
     assert.ok(run.requested.includes('/www/onnx/ort/ort.webgpu.min.mjs'));
     assert.ok(!run.requested.includes('/www/onnx/ort/ort.wasm.min.mjs'), 'only the chosen build is fetched');
+  });
+});
+
+test('SwiftShader with ?allowFallbackAdapter=true, verified: the verdict agrees with ONNX Runtime Web\'s own times on the page', async () => {
+  await withChromium(['--enable-unsafe-webgpu'], async (context) => {
+    const run = await runExample(context, '?allowFallbackAdapter=true&compare=true');
+    const page = context.pages()[0];
+    const times = await page.evaluate(() => ({ webgpu: Number(document.body.dataset.ortWebgpuMs), wasm: Number(document.body.dataset.ortWasmMs) }));
+    console.log(`example page: ORT webgpu ${times.webgpu.toFixed(2)} ms, wasm ${times.wasm.toFixed(2)} ms a run; verdict ${run.reason}`);
+    // (A run of this 248-byte model on wasm can take less than the page's
+    // timer resolution, 0.1 ms: 0 is a measurement.)
+    assert.ok(times.webgpu > 0 && times.wasm >= 0, JSON.stringify(times));
+    assert.equal(run.reason, times.webgpu > times.wasm ? 'slower-than-wasm' : 'verified');
+    assert.equal(run.result.executionProvider, run.reason === 'verified' ? 'webgpu' : 'wasm');
+    assert.match(run.plan, /Verified on the adapter: (slower-than-wasm|verified) — GPU [\d.]+ ms against WebAssembly [\d.]+ ms/);
+    assert.match(run.plan, /ONNX Runtime Web's own times for this model/);
+    assertOutput(run.result);
   });
 });
 

@@ -17,8 +17,12 @@ const PKG = process.env.BACKEND_TARGETS_PKG ?? join(ROOT, 'pkg');
 const source = readFileSync(join(PKG, 'index.js'), 'utf8');
 const index = await import(pathToFileURL(join(PKG, 'index.js')).href);
 
-test('pkg/index.js is one module: it imports nothing, and names the .wasm for bundlers', () => {
-  assert.doesNotMatch(source, /\bimport\s*[\w{*]|\bimport\s*\(|\bfrom\s*["'`]/, 'no static or dynamic import');
+test('pkg/index.js is one module: it imports nothing but the verification, on demand, and names the .wasm for bundlers', () => {
+  // The one import: `backend-targets/verify`, loaded only by a call that asks
+  // for `verify` (a module of its own: its size is not the entry's).
+  const onDemand = /\bimport\(\s*[`'"]\.\/verified\.js[`'"]\s*\)/g;
+  assert.equal(source.match(onDemand)?.length, 1, 'the verification entry, imported on demand');
+  assert.doesNotMatch(source.replace(onDemand, ''), /\bimport\s*[\w{*]|\bimport\s*\(|\bfrom\s*["'`]/, 'no other static or dynamic import');
   assert.match(source, /new URL\([`'"]\.\/backend_targets_bg\.wasm[`'"],\s*import\.meta\.url\)/);
 });
 
@@ -27,9 +31,11 @@ test('before init, calls fail; initSync({ module }) initialises once', async () 
   // detect reject rather than throw.
   const first = /^\[usage\] at \(top level\): call init\(\) first/;
   for (const [name, fn] of Object.entries(index)) {
-    if (typeof fn !== 'function' || ['default', 'initSync', 'probe', 'detect', 'BackendTargetsError', 'isBackendTargetsError'].includes(name)) continue;
+    // clearVerifications needs no module: it clears kept verdicts (none in Node).
+    if (typeof fn !== 'function' || ['default', 'initSync', 'probe', 'detect', 'BackendTargetsError', 'isBackendTargetsError', 'clearVerifications'].includes(name)) continue;
     assert.throws(() => fn({}), (e) => e.name === 'BackendTargetsError' && e.code === 'usage' && first.test(e.message), name);
   }
+  assert.equal(await index.clearVerifications(), undefined, 'clearVerifications needs no init');
   for (const name of ['probe', 'detect']) {
     const answer = index[name]();
     assert.ok(answer instanceof Promise, `${name} returns a promise`);

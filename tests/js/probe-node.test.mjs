@@ -252,3 +252,16 @@ test('resolve() throws for an invalid target or report, with a code and a path',
   throwsWith(() => bt.resolve(bt.wasm(), { ...report, extra: true }), 'unknown-field', 'report.extra');
   throwsWith(() => bt.resolve({ os: 'linux', bogus: 1 }, report), 'unknown-field', 'bogus');
 });
+
+test('detect({ verify }) under Node answers no-navigator, with no verification and no exception', async () => {
+  for (const verify of [true, { budgetMs: 50, precision: 'f16', cache: 'none' }, false]) {
+    const resolution = await bt.detect({ verify });
+    assert.equal(resolution.probe.reason, 'no-navigator');
+    assert.equal(resolution.probe.verification, undefined);
+    assert.deepEqual(resolution.changes.map((c) => c.reason), ['no-navigator']);
+  }
+  await bt.clearVerifications();
+  await assert.rejects(bt.detect({ verify: { budget: 5 } }), { code: 'unknown-field', path: 'verify.budget' });
+  await assert.rejects(bt.detect({ verify: { precision: 'f64' } }), { code: 'unknown-variant', path: 'verify.precision' });
+  await assert.rejects(bt.detect({ verify: 'yes' }), { code: 'wrong-type', path: 'verify' });
+});

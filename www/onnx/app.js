@@ -23,11 +23,42 @@ export const INPUT = [2, 1, 1, 1];
  * than ONNX Runtime's wasm ones (about 60× for a small MLP, measured): the
  * recipe refuses it. `?allowFallbackAdapter=true` shows the other choice.
  */
-const ALLOW_FALLBACK = new URLSearchParams(location.search).get('allowFallbackAdapter') === 'true';
+const PARAMS = new URLSearchParams(location.search);
+const ALLOW_FALLBACK = PARAMS.get('allowFallbackAdapter') === 'true';
+/**
+ * The recipe verifies a real adapter (`verify`: right numbers, no slower than
+ * WebAssembly) before it commits to it; `?verify=false` shows the decision on
+ * presence alone. `?compare=true` also measures ONNX Runtime Web's own times
+ * for this model on both execution providers, beside the verdict.
+ */
+const VERIFY = PARAMS.get('verify') !== 'false';
+const COMPARE = PARAMS.get('compare') === 'true';
+
+/** ONNX Runtime Web's median time a run (9 warm runs) of `model` on each execution provider. */
+async function ortTimes(model, input) {
+  const ort = await import('./ort/ort.webgpu.min.mjs'); // this build has both providers
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.wasmPaths = new URL('./ort/', import.meta.url).href;
+  const times = {};
+  for (const ep of ['webgpu', 'wasm']) {
+    const session = await ort.InferenceSession.create(model, { executionProviders: [ep] });
+    const feeds = { x: new ort.Tensor('float32', Float32Array.from(input), [1, input.length]) };
+    await session.run(feeds);
+    const runs = [];
+    for (let i = 0; i < 9; i++) {
+      const start = performance.now();
+      await session.run(feeds);
+      runs.push(performance.now() - start);
+    }
+    await session.release();
+    times[ep] = runs.sort((a, b) => a - b)[4];
+  }
+  return times;
+}
 
 async function main() {
   await init();
-  const { availability, changes } = await detect({ allowFallbackAdapter: ALLOW_FALLBACK });
+  const { availability, changes, probe } = await detect({ allowFallbackAdapter: ALLOW_FALLBACK, verify: VERIFY });
   const result = plan({ ops: OPS, configs: CONFIGS, capsules: CAPSULES, availability, mode: 'wholePlan' });
   if (!result.ok) throw new Error('no config serves every op');
   const ep = result.kernels.every((k) => k.provider === 'webGpu') ? 'webgpu' : 'wasm';
@@ -36,6 +67,9 @@ async function main() {
     h('p', null, 'detect({ allowFallbackAdapter: ', code(String(ALLOW_FALLBACK)), ' }): webGpu ',
       chip(changes[0].action, changes[0].action), ' ', code(changes[0].reason), ' — ', changes[0].detail, ' ',
       h('a', { href: other }, `(try allowFallbackAdapter: ${!ALLOW_FALLBACK})`)),
+    probe.verification && h('p', null, 'Verified on the adapter: ', code(probe.reason), ' — GPU ',
+      code(`${probe.verification.gpuMs ?? '?'} ms`), ' against WebAssembly ', code(`${probe.verification.wasmMs ?? '?'} ms`),
+      ` a pass of a 6-layer 256-wide MLP (ratio ${probe.verification.ratio ?? '?'}, kept up to ${probe.verification.margin}).`),
     h('p', null, `config #${result.configIndex} won → execution provider `, code(ep)),
     h('div', { class: 'table-wrap' }, table(['op', 'capsule', 'provider', 'device'], result.kernels.map((k) =>
       h('tr', null, h('td', null, code(k.op)), h('td', null, code(k.capsule)), h('td', null, chip(k.provider, 'provider')),
@@ -52,6 +86,13 @@ async function main() {
   $('input').textContent = JSON.stringify(INPUT);
   $('output').textContent = JSON.stringify({ executionProvider: ep, dims: y.dims, y: Array.from(y.data) });
   $('status').replaceChildren('Ran on ', code(ep), '.');
+  if (COMPARE) {
+    const times = await ortTimes(new URL('./tiny.onnx', import.meta.url).href, INPUT);
+    $('plan').append(h('p', null, 'ONNX Runtime Web\'s own times for this model, a run: webgpu ',
+      code(`${times.webgpu.toFixed(2)} ms`), ', wasm ', code(`${times.wasm.toFixed(2)} ms`), '.'));
+    document.body.dataset.ortWebgpuMs = String(times.webgpu);
+    document.body.dataset.ortWasmMs = String(times.wasm);
+  }
   document.body.dataset.ep = ep;
   document.body.dataset.reason = changes[0].reason;
   document.body.dataset.ready = 'true';

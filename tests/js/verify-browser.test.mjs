@@ -1,0 +1,410 @@
+// The verified WebGPU decision (`detect({ verify })`) in a real headless
+// Chromium with SwiftShader (--enable-unsafe-webgpu):
+//
+// - the verdict on SwiftShader agrees with what ONNX Runtime Web itself
+//   measures on the same adapter, in the same page (its WebGPU EP against
+//   its wasm EP on the example model): slower there → `slower-than-wasm`;
+// - stand-ins around the real SwiftShader objects (addInitScript wraps
+//   WebGPU's prototypes before the page loads) for each way to fail: one
+//   element corrupted, NaN, all zeros, f16-only corruption, a device lost at
+//   once, createComputePipeline or submit throwing, a mapAsync that never
+//   settles (within the budget), a slow mapAsync;
+// - the cache: a second page of the same profile answers from it without a
+//   device; another description or limit misses; `cache: 'none'` runs again;
+//   clearVerifications() clears;
+// - the detect-only entry refuses `verify` with a sentence that says where it is.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { launchChromium } from './chromium.mjs';
+import { ROOT } from './common.mjs';
+import { serve } from './static-server.mjs';
+
+// What a verification may take beyond its budget: timers, the module's own work.
+const SLACK_MS = 500;
+
+let server;
+let browser;
+before(async () => {
+  assert.ok(existsSync(join(ROOT, 'pkg', 'index.js')), 'pkg/index.js is missing: run scripts/build.sh first');
+  server = await serve(ROOT);
+  browser = await launchChromium(['--enable-unsafe-webgpu']);
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Runs `body(arg)` in each of `bodies`' pages, one after another, in one
+ *  fresh context (one profile: its storage is shared), each page with
+ *  `standIn(arg)` run before its scripts. */
+async function inPages(standIn, bodies, arg = {}, limitMs = 30_000) {
+  const context = await browser.newContext();
+  try {
+    const answers = [];
+    for (const body of bodies) {
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      if (standIn) await page.addInitScript(standIn, arg);
+      await page.goto(`${server.origin}/pkg/README.md`);
+      let timer;
+      const hung = new Promise((resolve) => { timer = setTimeout(() => resolve({ hung: true }), limitMs); });
+      const answer = await Promise.race([page.evaluate(body, arg).catch((error) => ({ threw: error.message })), hung]);
+      clearTimeout(timer);
+      answers.push({ ...answer, pageErrors: errors });
+      await page.close();
+    }
+    return answers;
+  } finally {
+    await context.close();
+  }
+}
+
+const inPage = async (standIn, body, arg, limitMs) => (await inPages(standIn, [body], arg, limitMs))[0];
+
+/** In the page: detect(arg.options) after init, timed, with how many devices were asked for. */
+async function verifyInPage(arg) {
+  const m = await import('/pkg/index.js');
+  await m.default();
+  const started = performance.now();
+  const resolution = await m.detect(arg.options);
+  const elapsed = performance.now() - started;
+  return {
+    reason: resolution.probe.reason, message: resolution.probe.message, available: resolution.probe.available,
+    verification: resolution.probe.verification, features: resolution.effective.features,
+    change: resolution.changes[0], elapsed, devices: globalThis.__devicesAsked ?? 0,
+    adapterFeatures: resolution.probe.adapter?.features ?? [],
+  };
+}
+
+const NO_CACHE = { allowFallbackAdapter: true, verify: { cache: 'none' } };
+
+/** Counts requestDevice() calls (every stand-in does too). */
+function countDevices() {
+  const request = GPUAdapter.prototype.requestDevice;
+  GPUAdapter.prototype.requestDevice = function requestDevice(descriptor) {
+    globalThis.__devicesAsked = (globalThis.__devicesAsked ?? 0) + 1;
+    return request.call(this, descriptor);
+  };
+}
+
+test('SwiftShader: the verdict agrees with ONNX Runtime Web measured on the same adapter', async () => {
+  const body = async () => {
+    const m = await import('/pkg/index.js');
+    await m.default();
+    const resolution = await m.detect({ allowFallbackAdapter: true, verify: { cache: 'none' } });
+    // ONNX Runtime Web's own times for the example model, both EPs, warm.
+    const ort = await import('/www/onnx/ort/ort.webgpu.min.mjs');
+    ort.env.wasm.numThreads = 1;
+    ort.env.wasm.wasmPaths = '/www/onnx/ort/';
+    const times = {};
+    for (const ep of ['webgpu', 'wasm']) {
+      const session = await ort.InferenceSession.create('/www/onnx/tiny.onnx', { executionProviders: [ep] });
+      const feeds = { x: new ort.Tensor('float32', Float32Array.from([2, 1, 1, 1]), [1, 4]) };
+      await session.run(feeds);
+      const runs = [];
+      for (let i = 0; i < 9; i++) {
+        const start = performance.now();
+        await session.run(feeds);
+        runs.push(performance.now() - start);
+      }
+      runs.sort((a, b) => a - b);
+      times[ep] = runs[4];
+      await session.release();
+    }
+    return { reason: resolution.probe.reason, message: resolution.probe.message, verification: resolution.probe.verification,
+      change: resolution.changes[0], times };
+  };
+  const out = await inPage(countDevices, body, {}, 60_000);
+  assert.ok(!out.hung && !out.threw, JSON.stringify(out));
+  const v = out.verification;
+  assert.ok(v, out.message);
+  console.log(`SwiftShader: verdict ${out.reason}, gpu ${v.gpuMs} ms against wasm ${v.wasmMs} ms a pass (ratio ${v.ratio}), `
+    + `verified in ${v.elapsedMs} ms; ORT webgpu ${out.times.webgpu.toFixed(2)} ms, wasm ${out.times.wasm.toFixed(2)} ms a run`);
+  const ortSlower = out.times.webgpu > out.times.wasm;
+  assert.equal(out.reason, ortSlower ? 'slower-than-wasm' : 'verified', JSON.stringify(out));
+  // The numbers were right either way, and checked.
+  assert.deepEqual(v.checked.slice(0, 1), ['f32']);
+  assert.ok(v.maxError <= v.tolerance, JSON.stringify(v));
+  assert.ok(v.gpuMs > 0 && v.wasmMs > 0 && v.ratio > 0, JSON.stringify(v));
+  assert.equal(v.cached, false);
+  assert.ok(v.elapsedMs <= v.budgetMs + SLACK_MS, `${v.elapsedMs} ms against a budget of ${v.budgetMs}`);
+  assert.equal(out.change.action, out.reason === 'verified' ? 'kept' : 'dropped');
+  assert.equal(out.change.reason, out.reason);
+});
+
+/** Wraps GPUBuffer.prototype.getMappedRange so that `arg.corrupt` (a
+ *  function's source) changes the values read back. */
+function corruptReadback(arg) {
+  const corrupt = new Function(`return (${arg.corrupt});`)();
+  const read = GPUBuffer.prototype.getMappedRange;
+  GPUBuffer.prototype.getMappedRange = function getMappedRange(...args) {
+    const range = read.apply(this, args);
+    if (this.usage & GPUBufferUsage.MAP_READ) corrupt(new Float32Array(range));
+    return range;
+  };
+}
+
+test('stand-ins: wrong numbers are dropped as wrong-results, with the largest error and where', async () => {
+  const cases = [
+    ['one element', '(f) => { f[17] += 0.5; }', /index 17 is /, '17 (f32)'],
+    ['NaN', '(f) => { f[3] = NaN; }', /NaN at index 3/, '3 (f32)'],
+    ['all zeros', '(f) => { f.fill(0); }', /every value read back is zero/, undefined],
+  ];
+  for (const [name, corrupt, words, at] of cases) {
+    const out = await inPage(corruptReadback, verifyInPage, { corrupt, options: NO_CACHE });
+    assert.equal(out.reason, 'wrong-results', `${name}: ${JSON.stringify(out)}`);
+    assert.match(out.message, words, name);
+    assert.equal(out.available, false);
+    assert.ok(!out.features.includes('webGpu'), name);
+    assert.equal(out.change.action, 'dropped');
+    if (at) assert.equal(out.verification.maxErrorAt, at, name);
+    assert.deepEqual(out.pageErrors, []);
+  }
+});
+
+test('stand-ins: f16-only corruption is found with precision f16 (where the adapter has shader-f16)', async () => {
+  const standIn = () => {
+    const f16Modules = new WeakSet();
+    const f16Pipelines = new WeakSet();
+    let f16Ran = false;
+    const createModule = GPUDevice.prototype.createShaderModule;
+    GPUDevice.prototype.createShaderModule = function createShaderModule(descriptor) {
+      const module = createModule.call(this, descriptor);
+      if (descriptor.code.includes('enable f16')) f16Modules.add(module);
+      return module;
+    };
+    const createPipeline = GPUDevice.prototype.createComputePipeline;
+    GPUDevice.prototype.createComputePipeline = function createComputePipeline(descriptor) {
+      const pipeline = createPipeline.call(this, descriptor);
+      if (f16Modules.has(descriptor.compute.module)) f16Pipelines.add(pipeline);
+      return pipeline;
+    };
+    const setPipeline = GPUComputePassEncoder.prototype.setPipeline;
+    GPUComputePassEncoder.prototype.setPipeline = function (pipeline) {
+      f16Ran ||= f16Pipelines.has(pipeline);
+      return setPipeline.call(this, pipeline);
+    };
+    const read = GPUBuffer.prototype.getMappedRange;
+    GPUBuffer.prototype.getMappedRange = function getMappedRange(...args) {
+      const range = read.apply(this, args);
+      if (f16Ran && this.usage & GPUBufferUsage.MAP_READ) new Float32Array(range)[40] *= 1.5;
+      f16Ran = false;
+      return range;
+    };
+  };
+  const f16 = await inPage(standIn, verifyInPage,
+    { options: { allowFallbackAdapter: true, verify: { cache: 'none', precision: 'f16' } } });
+  const f32 = await inPage(standIn, verifyInPage, { options: NO_CACHE });
+  // Without the f16 path the same stand-in changes nothing.
+  assert.notEqual(f32.reason, 'wrong-results', JSON.stringify(f32));
+  assert.deepEqual(f32.verification.checked, ['f32']);
+  if (f16.adapterFeatures.includes('shader-f16')) {
+    assert.equal(f16.reason, 'wrong-results', JSON.stringify(f16));
+    assert.match(f16.message, /wrong results \(f16\): index 40 is /);
+    assert.equal(f16.verification.maxErrorAt, '40 (f16)');
+  } else {
+    // SwiftShader without shader-f16: f16 is not checked, and the report says so.
+    assert.deepEqual(f16.verification.checked, ['f32'], JSON.stringify(f16));
+    console.log('this SwiftShader has no shader-f16: the f16 path is checked by precision f16 only where it has');
+  }
+});
+
+test('stand-ins: faults are dropped with the browser\'s words, never an exception, never a hang', async () => {
+  const lostAtOnce = () => {
+    const request = GPUAdapter.prototype.requestDevice;
+    GPUAdapter.prototype.requestDevice = async function requestDevice(descriptor) {
+      const device = await request.call(this, descriptor);
+      Object.defineProperty(device, 'lost', {
+        value: Promise.resolve({ reason: 'unknown', message: 'stand-in: lost at once' }),
+      });
+      return device;
+    };
+  };
+  const throwing = (arg) => {
+    const [kind, method] = arg.where.split('.');
+    const original = globalThis[kind].prototype[method];
+    globalThis[kind].prototype[method] = function thrower(...args) {
+      if (original) throw new DOMException(`stand-in: ${method} refused`, 'OperationError');
+      return undefined;
+    };
+  };
+  const lost = await inPage(lostAtOnce, verifyInPage, { options: NO_CACHE });
+  assert.equal(lost.reason, 'device-lost', JSON.stringify(lost));
+  assert.match(lost.message, /the device was lost \(unknown\): stand-in: lost at once/);
+  for (const [where, words] of [
+    ['GPUDevice.createComputePipeline', /createComputePipeline\(\) threw: stand-in: createComputePipeline refused/],
+    ['GPUQueue.submit', /submit\(\) threw: stand-in: submit refused/],
+  ]) {
+    const out = await inPage(throwing, verifyInPage, { where, options: NO_CACHE });
+    assert.equal(out.reason, 'verify-failed', `${where}: ${JSON.stringify(out)}`);
+    assert.match(out.message, words);
+    assert.deepEqual(out.pageErrors, [], where);
+    assert.ok(!out.features.includes('webGpu'));
+  }
+});
+
+test('stand-ins: a mapAsync that never settles is verify-timeout within the budget; a slow one is slower-than-wasm', async () => {
+  const never = () => {
+    GPUBuffer.prototype.mapAsync = function mapAsync() {
+      return new Promise(() => {});
+    };
+  };
+  const budgetMs = 400;
+  const out = await inPage(never, verifyInPage,
+    { options: { allowFallbackAdapter: true, verify: { cache: 'none', budgetMs } } });
+  assert.equal(out.reason, 'verify-timeout', JSON.stringify(out));
+  assert.match(out.message, /within its budget of 400 ms/);
+  assert.ok(out.verification.elapsedMs >= budgetMs - 5 && out.verification.elapsedMs <= budgetMs + SLACK_MS,
+    JSON.stringify(out.verification));
+  const slow = () => {
+    const map = GPUBuffer.prototype.mapAsync;
+    GPUBuffer.prototype.mapAsync = function mapAsync(...args) {
+      return new Promise((resolve) => setTimeout(resolve, 100)).then(() => map.apply(this, args));
+    };
+  };
+  const slowOut = await inPage(slow, verifyInPage, { options: NO_CACHE });
+  assert.equal(slowOut.reason, 'slower-than-wasm', JSON.stringify(slowOut));
+  const v = slowOut.verification;
+  assert.ok(v.ratio > v.margin && v.gpuMs >= v.wasmMs * v.margin, JSON.stringify(v));
+  assert.match(slowOut.message, /slower than WebAssembly: [\d.]+ ms a pass on the GPU against [\d.]+ ms in WebAssembly/);
+});
+
+test('the cache: a second page answers from it without a device; another adapter misses; none runs; clearing works', async () => {
+  const options = { allowFallbackAdapter: true, verify: true };
+  const [first, second] = await inPages(countDevices, [verifyInPage, verifyInPage], { options });
+  assert.equal(first.verification.cached, false, JSON.stringify(first));
+  assert.equal(first.devices, 1);
+  assert.equal(second.verification.cached, true, JSON.stringify(second));
+  assert.equal(second.devices, 0, 'a cached verdict creates no device');
+  assert.equal(second.reason, first.reason);
+  assert.equal(second.verification.adapterKey, first.verification.adapterKey);
+  assert.equal(second.verification.gpuMs, first.verification.gpuMs);
+  assert.equal(second.verification.elapsedMs, 0);
+
+  // Another description, or another limit, is another adapter.
+  const changed = (arg) => {
+    countDevicesInPage();
+    function countDevicesInPage() {
+      const request = GPUAdapter.prototype.requestDevice;
+      GPUAdapter.prototype.requestDevice = function requestDevice(descriptor) {
+        globalThis.__devicesAsked = (globalThis.__devicesAsked ?? 0) + 1;
+        return request.call(this, descriptor);
+      };
+    }
+    if (!globalThis.sessionStorage.getItem('changed')) return;
+    if (arg.what === 'description') {
+      const info = Object.getOwnPropertyDescriptor(GPUAdapter.prototype, 'info').get;
+      Object.defineProperty(GPUAdapter.prototype, 'info', {
+        configurable: true,
+        get() {
+          const real = info.call(this);
+          return { vendor: real.vendor, architecture: real.architecture, device: real.device,
+            description: `${real.description} (another driver)`, isFallbackAdapter: real.isFallbackAdapter };
+        },
+      });
+    } else {
+      const limits = Object.getOwnPropertyDescriptor(GPUAdapter.prototype, 'limits').get;
+      Object.defineProperty(GPUAdapter.prototype, 'limits', {
+        configurable: true,
+        get() {
+          const real = limits.call(this);
+          const copy = {};
+          for (const name in real) copy[name] = real[name];
+          copy.maxBufferSize -= 1;
+          return copy;
+        },
+      });
+    }
+  };
+  const thenChanged = async (arg) => {
+    sessionStorage.setItem('changed', '1');
+    return { reload: true, ...arg };
+  };
+  for (const what of ['description', 'limits']) {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.addInitScript(changed, { what });
+      await page.goto(`${server.origin}/pkg/README.md`);
+      const before = await page.evaluate(verifyInPage, { options });
+      await page.evaluate(thenChanged, {});
+      await page.reload();
+      const afterChange = await page.evaluate(verifyInPage, { options });
+      await page.reload();
+      const again = await page.evaluate(verifyInPage, { options });
+      assert.equal(before.verification.cached, false, what);
+      assert.equal(afterChange.verification.cached, false, `${what}: ${JSON.stringify(afterChange.verification)}`);
+      assert.notEqual(afterChange.verification.adapterKey, before.verification.adapterKey, what);
+      assert.equal(afterChange.devices, 1, what);
+      assert.equal(again.verification.cached, true, what);
+    } finally {
+      await context.close();
+    }
+  }
+
+  // cache: 'none' verifies every time; clearVerifications() forgets.
+  const noneThenClear = async () => {
+    const m = await import('/pkg/index.js');
+    await m.default();
+    const verify = (cache) => m.detect({ allowFallbackAdapter: true, verify: { cache } });
+    const kept = await verify('persistent');
+    const none = await verify('none');
+    const cachedAgain = await verify('persistent');
+    await m.clearVerifications();
+    const cleared = await verify('persistent');
+    const session = await verify('session');
+    const sessionAgain = await verify('session');
+    return {
+      cached: [kept, none, cachedAgain, cleared, session, sessionAgain].map((r) => r.probe.verification.cached),
+      devices: globalThis.__devicesAsked,
+      stored: Object.keys(localStorage).filter((key) => key.startsWith('backend-targets:verify:')).length,
+    };
+  };
+  const out = await inPage(countDevices, noneThenClear);
+  assert.deepEqual(out.cached, [false, false, true, false, true, true], JSON.stringify(out));
+  assert.equal(out.devices, 3);
+  assert.equal(out.stored, 1);
+});
+
+test('detect() without verify answers as before and fetches no verification; with verify, every entry loads it on demand', async () => {
+  const body = async () => {
+    const fetched = () => performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname);
+    const m = await import('/pkg/index.js');
+    await m.default();
+    const plain = await m.detect({ allowFallbackAdapter: true });
+    const before = fetched();
+    const devicesBefore = globalThis.__devicesAsked ?? 0;
+    const viaFull = await m.detect({ allowFallbackAdapter: true, verify: { cache: 'none' } });
+    const detectOnly = await import('/pkg/detect.js');
+    const viaDetect = await detectOnly.detect({ allowFallbackAdapter: true, verify: { cache: 'none' } });
+    const notVerifying = await detectOnly.detect({ verify: false });
+    const own = await import('/pkg/verified.js');
+    const viaOwn = await own.probe({ allowFallbackAdapter: true, verify: { cache: 'none' } });
+    let refused;
+    try {
+      await own.detect({ verify: { budgetMs: -1 } });
+    } catch (error) {
+      refused = { code: error.code, path: error.path, name: error.name };
+    }
+    return {
+      plain: plain.probe, before, after: fetched(), devicesBefore,
+      reasons: [viaFull.probe.reason, viaDetect.probe.reason, viaOwn.reason],
+      verified: [viaFull.probe.verification, viaDetect.probe.verification, viaOwn.verification].map((v) => v?.cached),
+      notVerifying: notVerifying.probe.reason, refused,
+    };
+  };
+  const out = await inPage(countDevices, body);
+  assert.ok(!out.threw, JSON.stringify(out));
+  assert.equal(out.plain.reason, 'adapter-available');
+  assert.equal(out.plain.verification, undefined);
+  assert.equal(out.devicesBefore, 0, 'detect() without verify creates no device');
+  assert.ok(!out.before.some((path) => path.startsWith('/pkg/verified')), `nothing of the verification before: ${out.before}`);
+  assert.ok(out.after.includes('/pkg/verified.js') && out.after.includes('/pkg/verified_bg.wasm'), `${out.after}`);
+  for (const reason of out.reasons) assert.ok(['verified', 'slower-than-wasm'].includes(reason), JSON.stringify(out));
+  assert.deepEqual(out.verified, [false, false, false]);
+  assert.equal(out.notVerifying, 'adapter-available');
+  assert.deepEqual(out.refused, { code: 'invalid-value', path: 'verify.budgetMs', name: 'BackendTargetsError' });
+});
