@@ -7,7 +7,7 @@ mod de;
 mod document;
 mod error;
 // The detect-only module's reader of `probe()`'s options (and its tests).
-#[cfg(any(test, all(browser, not(feature = "planner-exports"))))]
+#[cfg(any(test, detect_only))]
 pub(crate) mod plain;
 
 pub(crate) use document::Json;
@@ -56,7 +56,7 @@ pub fn to_json<T: Serialize>(value: &T) -> String {
 /// without their trailing zeros (at least one digit): no shorter decimal
 /// reads back as the same `f64`, since below 10^12 an `f64` step is under
 /// 0.000123, and two such decimals are at least 0.001 apart.
-#[cfg(any(test, all(browser, not(feature = "planner-exports"))))]
+#[cfg(any(test, detect_only))]
 pub(crate) fn millisecond_text(value: f64) -> Option<String> {
     const MAX_THOUSANDTHS: f64 = 1e15;
     let thousandths = (value * 1000.0).round();
