@@ -412,21 +412,37 @@ fn usage(path: &str, message: impl Into<String>) -> Error {
 /// (`json::quoted_short`), as every message quotes a value: lexopt's own
 /// `{:?}` printed nothing in the builds without `Debug` formatting (WASI), and
 /// its `Display` linked the formatting of any boxed error (2.5 KB there).
+/// An option that is not a plain name is a quoted path too (`option_path`):
+/// a newline or an escape in it stays out of the one line of stderr.
 fn usage_error(error: lexopt::Error) -> Error {
     use lexopt::Error::*;
     let quoted = |value: &OsString| crate::json::quoted_short(&value.to_string_lossy());
+    let option_quoted = |option: &str| crate::json::quoted_short(option);
     match &error {
         MissingValue { option: None } => usage("", "missing argument"),
-        MissingValue { option: Some(option) } => usage(option, format!("missing argument for option '{option}'")),
-        UnexpectedOption(option) => usage(option, format!("invalid option '{option}'")),
-        UnexpectedArgument(value) => usage("", format!("unexpected argument {}", quoted(value))),
-        UnexpectedValue { option, value } => {
-            usage(option, format!("unexpected argument for option '{option}': {}", quoted(value)))
+        MissingValue { option: Some(option) } => {
+            usage(&option_path(option), format!("missing argument for option {}", option_quoted(option)))
         }
+        UnexpectedOption(option) => usage(&option_path(option), format!("invalid option {}", option_quoted(option))),
+        UnexpectedArgument(value) => usage("", format!("unexpected argument {}", quoted(value))),
+        UnexpectedValue { option, value } => usage(
+            &option_path(option),
+            format!("unexpected argument for option {}: {}", option_quoted(option), quoted(value)),
+        ),
         NonUnicodeValue(value) => usage("", format!("argument is invalid unicode: {}", quoted(value))),
         // Made only by a caller's own parsing or messages, which this command has none of.
         _ => usage("", "invalid arguments"),
     }
+}
+
+/// An option as an error's path: itself when it is a plain name (`--frob`,
+/// `-x`: ASCII letters, digits, `-` and `_`, at most 64 bytes), else quoted
+/// as an index (`["--a\nb"]`), cut as messages cut it.
+fn option_path(option: &str) -> String {
+    let plain = !option.is_empty()
+        && option.len() <= 64
+        && option.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if plain { option.to_string() } else { format!("[{}]", crate::json::quoted_short(option)) }
 }
 
 fn text_arg(value: OsString, what: &str) -> Result<String, Error> {
@@ -653,7 +669,7 @@ fn timeout_arg(parser: &mut lexopt::Parser) -> Result<u32, Error> {
         _ => Err(Error::new(
             ErrorCode::InvalidValue,
             "--timeout-ms",
-            format!("`{text}` is not a whole number of milliseconds from 1 to 600000"),
+            format!("{} is not a whole number of milliseconds from 1 to 600000", crate::json::quoted_short(&text)),
         )),
     }
 }

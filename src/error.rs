@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+use crate::json::{quoted, quoted_short};
 use crate::vocab::spelled_enum;
 
 spelled_enum! {
@@ -73,11 +74,15 @@ impl Error {
         Self { code, path: path.into(), message: message.into(), expected: Vec::new() }
     }
 
-    /// A string that is not one of `spellings` for the vocabulary `type_name`.
+    /// A string that is not one of `spellings` for the vocabulary `type_name`
+    /// (a command-line argument, a query parameter): quoted as JSON and cut
+    /// past 64 bytes, as the JSON reader quotes what it did not know.
     pub fn unknown_spelling(type_name: &str, found: &str, spellings: &[&str]) -> Self {
         let message = match did_you_mean(found, spellings) {
-            Some(meant) => format!("unknown {type_name} `{found}`: did you mean `{meant}`?"),
-            None => format!("unknown {type_name} `{found}`, expected one of: {}", joined(spellings, ", ")),
+            Some(meant) => format!("unknown {type_name} {}: did you mean {}?", quoted_short(found), quoted(meant)),
+            None => {
+                format!("unknown {type_name} {}, expected one of: {}", quoted_short(found), joined(spellings, ", "))
+            }
         };
         Self {
             code: ErrorCode::UnknownVariant,
@@ -213,7 +218,7 @@ pub(crate) fn reject_repeats<'a>(values: impl Iterator<Item = &'a str>, path: &s
         Some(index) => Err(Error::new(
             ErrorCode::DuplicateValue,
             format!("{path}[{index}]"),
-            format!("{} is listed twice", crate::json::quoted_short(values[index])),
+            format!("{} is listed twice", quoted_short(values[index])),
         )),
     }
 }
@@ -366,12 +371,12 @@ mod tests {
         assert_eq!(did_you_mean("xyz", &["abc", "xya", "xyb"]), None, "two equally near");
         assert_eq!(did_you_mean("webgpu", crate::vocab::Provider::SPELLINGS), Some("webGpu"));
         let error = Error::unknown_spelling("BackendOp", "matmull", ops);
-        assert_eq!(error.message, "unknown BackendOp `matmull`: did you mean `matmul`?");
+        assert_eq!(error.message, r#"unknown BackendOp "matmull": did you mean "matmul"?"#);
         assert_eq!(error.expected.len(), ops.len());
         assert_eq!(edit_distance(b"kitten", b"sitting"), 3);
         assert_eq!(edit_distance(b"", b"abc"), 3);
         assert_eq!(edit_distance(b"flaw", b"lawn"), 2);
         let error = Error::unknown_spelling("BackendOp", "qqqqqqq", ops);
-        assert!(error.message.starts_with("unknown BackendOp `qqqqqqq`, expected one of: "), "{}", error.message);
+        assert!(error.message.starts_with(r#"unknown BackendOp "qqqqqqq", expected one of: "#), "{}", error.message);
     }
 }

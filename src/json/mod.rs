@@ -11,7 +11,7 @@ mod error;
 pub(crate) mod plain;
 
 pub(crate) use document::Json;
-pub(crate) use error::quoted_short;
+pub(crate) use error::{quoted, quoted_short};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
