@@ -11,7 +11,7 @@
 //! error codes and paths. A query parameter's path is its name (`os`,
 //! `limit`) where the command's is its flag (`--os`, `--limit`).
 
-use backend_targets::json::to_json;
+use backend_targets::json::{quoted_short, to_json};
 use backend_targets::vocab::{Architecture, OperatingSystem};
 use backend_targets::{
     Error, ErrorCode, Limits, Preset, PresetOptions, SchemaName, parse_target, plan_json, presets, reference_capsules,
@@ -268,7 +268,7 @@ pub fn route(method: &str, path: &str, query: Option<&str>) -> Step {
 
 /// 404 (no route has this path) or 405 (some do, for other methods).
 fn unrouted(method: &str, path: &str, matching: &[(&Route, Option<&str>)]) -> Reply {
-    let shown = to_json(&path);
+    let shown = quoted_short(path);
     if matching.is_empty() {
         let routes: Vec<String> = ROUTES.iter().map(|r| format!("{} {}", r.method, r.pattern)).collect();
         let message = format!("no route for {shown}; the routes: {}", routes.join(", "));
@@ -277,7 +277,7 @@ fn unrouted(method: &str, path: &str, matching: &[(&Route, Option<&str>)]) -> Re
     let mut allowed: Vec<&str> = matching.iter().map(|(route, _)| route.method).collect();
     allowed.dedup();
     let allow = allowed.join(", ");
-    let message = format!("{shown} takes {allow}, not {}", to_json(&method));
+    let message = format!("{shown} takes {allow}, not {}", quoted_short(method));
     let mut reply = Reply::error(405, &Error::new(ErrorCode::Usage, "", message));
     reply.headers.push(("allow", allow));
     reply
@@ -304,7 +304,9 @@ fn matches<'a>(pattern: &str, path: &'a str) -> Option<Option<&'a str>> {
 }
 
 /// A request's query parameters, decoded (`application/x-www-form-urlencoded`,
-/// by `form_urlencoded`), each taken at most once by the route's answer.
+/// by `form_urlencoded`), in the request's order: each route reads them in
+/// that order (`Query::read`), as the command reads its arguments, so that
+/// the first problem in the request is the one reported.
 struct Query {
     pairs: Vec<(String, String)>,
 }
@@ -316,38 +318,32 @@ impl Query {
         Self { pairs: pairs.collect() }
     }
 
-    /// Takes every value of `name`.
-    fn take_all(&mut self, name: &str) -> Vec<String> {
-        let mut values = Vec::new();
-        self.pairs.retain(|(given, value)| {
-            if given == name {
-                values.push(value.clone());
+    /// Gives each parameter, in order, to `take`, which answers whether it
+    /// knows the name. As for the command's options: an unknown name is a
+    /// usage error where it stands, and a known one given a second time
+    /// (but `repeatable`, `limit`) is one at its second use, before its
+    /// value is read.
+    fn read(self, repeatable: &[&str], mut take: impl FnMut(&str, String) -> Result<bool, Error>) -> Result<(), Error> {
+        let mut seen: Vec<String> = Vec::new();
+        for (name, value) in self.pairs {
+            if seen.contains(&name) && !repeatable.contains(&name.as_str()) {
+                return Err(Error::new(ErrorCode::Usage, &name, format!("the query parameter {name} is given twice")));
             }
-            given != name
-        });
-        values
-    }
-
-    /// Takes the one value of `name`, if given (twice is a usage error, as an
-    /// option given twice is for the command).
-    fn take_one(&mut self, name: &str) -> Result<Option<String>, Error> {
-        let mut values = self.take_all(name);
-        if values.len() > 1 {
-            return Err(Error::new(ErrorCode::Usage, name, format!("the query parameter {name} is given twice")));
+            if !take(&name, value)? {
+                return Err(Error::new(
+                    ErrorCode::Usage,
+                    parameter_path(&name),
+                    format!("unknown query parameter {}", quoted_short(&name)),
+                ));
+            }
+            seen.push(name);
         }
-        Ok(values.pop())
+        Ok(())
     }
 
-    /// Refuses what no answer took.
+    /// Refuses any parameter: the route takes none.
     fn finish(self) -> Result<(), Error> {
-        match self.pairs.first() {
-            None => Ok(()),
-            Some((name, _)) => Err(Error::new(
-                ErrorCode::Usage,
-                parameter_path(name),
-                format!("unknown query parameter {}", to_json(name)),
-            )),
-        }
+        self.read(&[], |_, _| Ok(false))
     }
 }
 
@@ -357,10 +353,10 @@ fn parameter_path(name: &str) -> String {
     let plain = !name.is_empty()
         && name.len() <= 64
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if plain { name.to_string() } else { format!("[{}]", to_json(&name)) }
+    if plain { name.to_string() } else { format!("[{}]", quoted_short(name)) }
 }
 
-fn answer(handler: Handler, segment: &str, mut query: Query) -> Result<Step, Error> {
+fn answer(handler: Handler, segment: &str, query: Query) -> Result<Step, Error> {
     let reply = match handler {
         Handler::Health => {
             query.finish()?;
@@ -372,8 +368,7 @@ fn answer(handler: Handler, segment: &str, mut query: Query) -> Result<Step, Err
         }
         Handler::Target => {
             let preset = segment.parse::<Preset>().map_err(|e| e.under("preset"))?;
-            let options = preset_options(&mut query)?;
-            query.finish()?;
+            let options = preset_options(query)?;
             Reply::ok(&preset.build(&options)?)
         }
         Handler::ReferenceCapsules => {
@@ -391,8 +386,7 @@ fn answer(handler: Handler, segment: &str, mut query: Query) -> Result<Step, Err
             return Ok(Step::ReadBody(Pending { handler, limits: Limits::DEFAULT, limit_raisable: false }));
         }
         Handler::Plan => {
-            let limits = plan_limits(&mut query)?;
-            query.finish()?;
+            let limits = plan_limits(query)?;
             return Ok(Step::ReadBody(Pending { handler, limits, limit_raisable: true }));
         }
     };
@@ -402,42 +396,49 @@ fn answer(handler: Handler, segment: &str, mut query: Query) -> Result<Step, Err
 /// The version of the core (the workspace's packages share one version).
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// `os`, `arch` and `enableLibTorch` (`true` or `false`).
-fn preset_options(query: &mut Query) -> Result<PresetOptions, Error> {
+/// `os`, `arch` and `enableLibTorch` (`true` or `false`), in the request's
+/// order.
+fn preset_options(query: Query) -> Result<PresetOptions, Error> {
     let mut options = PresetOptions::default();
-    if let Some(os) = query.take_one("os")? {
-        options.os = Some(os.parse::<OperatingSystem>().map_err(|e| e.under("os"))?);
-    }
-    if let Some(arch) = query.take_one("arch")? {
-        options.arch = Some(arch.parse::<Architecture>().map_err(|e| e.under("arch"))?);
-    }
-    if let Some(value) = query.take_one("enableLibTorch")? {
-        options.enable_lib_torch = Some(match value.as_str() {
-            "true" => true,
-            "false" => false,
-            other => {
-                return Err(Error::new(
-                    ErrorCode::InvalidValue,
-                    "enableLibTorch",
-                    format!("expected true or false, found {}", to_json(&other)),
-                ));
+    query.read(&[], |name, value| {
+        match name {
+            "os" => options.os = Some(value.parse::<OperatingSystem>().map_err(|e| e.under("os"))?),
+            "arch" => options.arch = Some(value.parse::<Architecture>().map_err(|e| e.under("arch"))?),
+            "enableLibTorch" => {
+                options.enable_lib_torch = Some(match value.as_str() {
+                    "true" => true,
+                    "false" => false,
+                    other => {
+                        return Err(Error::new(
+                            ErrorCode::InvalidValue,
+                            "enableLibTorch",
+                            format!("expected true or false, found {}", quoted_short(other)),
+                        ));
+                    }
+                });
             }
-        });
-    }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    })?;
     Ok(options)
 }
 
 /// `limit=NAME=N`, repeated, each name once: the command's `--limit NAME=N`,
-/// with the same errors at `limit` (the command's `--limit`).
-fn plan_limits(query: &mut Query) -> Result<Limits, Error> {
+/// with the same errors at `limit` (the command's `--limit`), in the
+/// request's order among the other parameters (none, for now).
+fn plan_limits(query: Query) -> Result<Limits, Error> {
     let mut limits = Limits::DEFAULT;
     let mut given: Vec<String> = Vec::new();
-    for text in query.take_all("limit") {
+    query.read(&["limit"], |name, text| {
+        if name != "limit" {
+            return Ok(false);
+        }
         let bad = || {
             Error::new(
                 ErrorCode::Usage,
                 "limit",
-                format!("expected NAME=N (NAME one of: {}), found {}", Limits::NAMES.join(", "), to_json(&text)),
+                format!("expected NAME=N (NAME one of: {}), found {}", Limits::NAMES.join(", "), quoted_short(&text)),
             )
         };
         let (name, value) = text.split_once('=').ok_or_else(bad)?;
@@ -450,7 +451,8 @@ fn plan_limits(query: &mut Query) -> Result<Limits, Error> {
         }
         limits.set(name, value).map_err(|e| e.under("limit"))?;
         given.push(name.to_string());
-    }
+        Ok(true)
+    })?;
     Ok(limits)
 }
 
@@ -544,6 +546,91 @@ mod tests {
             assert_eq!(reply.status, 400, "{query}");
             assert_eq!(error_of(&reply), (code.to_string(), at.to_string()), "{query}");
         }
+    }
+
+    /// The command's `[code] at path: message` for `args`.
+    fn command_error(args: &[String]) -> (String, String, String) {
+        let args = args.iter().map(std::ffi::OsString::from).collect();
+        let outcome = backend_targets::cli::run(args, &mut std::io::empty());
+        let line = outcome.stderr.strip_prefix("backend-targets: error [").expect(&outcome.stderr);
+        let (code, rest) = line.split_once("] at ").unwrap();
+        let (path, message) = rest.split_once(": ").unwrap();
+        let message = message.trim_end_matches('\n').trim_end_matches(" (see --help)");
+        (code.to_string(), path.to_string(), message.to_string())
+    }
+
+    /// Issue 32, finding 10: the parameters are read in the request's order,
+    /// as the command reads the same arguments: the first problem in the
+    /// request is the one reported, at the same path (`os` for `--os`).
+    #[test]
+    fn query_parameters_are_read_in_the_request_s_order_as_the_command_reads_its_arguments() {
+        let cases = [
+            ("GET", "/targets/linuxCpu", "target linuxCpu", "foo=1&os=bad"),
+            ("GET", "/targets/linuxCpu", "target linuxCpu", "os=bad&foo=1"),
+            ("GET", "/targets/linuxCpu", "target linuxCpu", "os=bad&os=linux"),
+            ("GET", "/targets/linuxCpu", "target linuxCpu", "os=linux&os=bad"),
+            ("GET", "/targets/linuxCpu", "target linuxCpu", "arch=bad&os=bad"),
+            ("GET", "/targets/linuxCpu", "target linuxCpu", "os=bad&arch=bad"),
+            ("GET", "/targets/linuxCpu", "target linuxCpu", "os=linux&foo=1"),
+            ("GET", "/targets/linuxCpu", "target linuxCpu", "os=linux"),
+            ("GET", "/targets/linuxCpu", "target linuxCpu", "arch=x86_64&os=macOS&arch=arm64"),
+            ("GET", "/targets/portableCpu", "target portableCpu", "os=MacOS"),
+            ("POST", "/plan", "plan", "foo=1&limit=bad"),
+            ("POST", "/plan", "plan", "limit=bad&foo=1"),
+            ("POST", "/plan", "plan", "limit=opz=1&limit=ops=x"),
+            ("POST", "/plan", "plan", "limit=ops=x&limit=opz=1"),
+            ("POST", "/plan", "plan", "limit=ops=1&foo=1&limit=ops=2"),
+            ("POST", "/plan", "plan", "limit=ops=1&limit=ops=2&foo=1"),
+            ("POST", "/plan", "plan", "limit=ops=1000000000&foo=1"),
+        ];
+        for (method, path, command, query) in cases {
+            let reply = answered(method, path, Some(query));
+            assert_eq!(reply.status, 400, "{path}?{query}");
+            let value: serde_json::Value = serde_json::from_str(&reply.body).unwrap();
+            let error = &value["error"];
+            let mut args: Vec<String> = command.split(' ').map(String::from).collect();
+            for pair in query.split('&') {
+                let (name, value) = pair.split_once('=').unwrap();
+                if name == "foo" {
+                    args.push(format!("--{name}={value}"));
+                } else {
+                    args.extend([format!("--{name}"), value.to_string()]);
+                }
+            }
+            let (code, at, message) = command_error(&args);
+            let at = at.strip_prefix("--").unwrap_or(&at);
+            assert_eq!((error["code"].as_str().unwrap(), error["path"].as_str().unwrap()), (&*code, at), "?{query}");
+            if code == "unknown-variant" || code == "invalid-value" {
+                assert_eq!(error["message"].as_str().unwrap(), message, "?{query}");
+            }
+        }
+    }
+
+    /// Names and values a reply echoes are quoted as the command quotes its
+    /// arguments: as JSON, cut past 64 bytes.
+    #[test]
+    fn query_parameters_are_quoted_and_cut_as_the_command_quotes_its_arguments() {
+        let long = format!("a%0Ab%1B%E2%80%AE{}", "x".repeat(100_000));
+        let shown = format!(r#""a\nb\u001b\u202e{}"… (100007 bytes)"#, "x".repeat(57));
+        for (method, path, query, at) in [
+            ("GET", "/presets", format!("{long}=1"), format!("[{shown}]")),
+            ("GET", "/targets/linuxCpu", format!("os=linux&{long}=1"), format!("[{shown}]")),
+            ("GET", "/targets/linuxCpu", format!("os={long}"), "os".to_string()),
+            ("GET", "/targets/linuxCuda", format!("enableLibTorch={long}"), "enableLibTorch".to_string()),
+            ("POST", "/plan", format!("limit={long}"), "limit".to_string()),
+            ("POST", "/plan", format!("limit={long}=1"), "limit".to_string()),
+            ("POST", "/plan", long.clone(), format!("[{shown}]")),
+        ] {
+            let reply = answered(method, path, Some(&query));
+            assert_eq!(reply.status, 400, "{path}");
+            assert!(reply.body.len() < 1_500, "{path}: {} bytes", reply.body.len());
+            let value: serde_json::Value = serde_json::from_str(&reply.body).unwrap();
+            assert_eq!(value["error"]["path"].as_str().unwrap(), at, "{path}");
+            let message = value["error"]["message"].as_str().unwrap();
+            assert!(message.contains(&shown), "{path}: {message}");
+        }
+        let reply = answered("GET", &format!("/{}", "\n".repeat(1000)), None);
+        assert!(reply.body.len() < 1_000, "{} bytes", reply.body.len());
     }
 
     #[test]

@@ -155,8 +155,10 @@ fn hidden(c: char) -> bool {
 const QUOTE_BYTES: usize = 64;
 
 /// `quoted`, cut to its first 64 bytes (at a character boundary) with the
-/// full length named: a message never repeats a 10 MB key.
-pub(crate) fn quoted_short(text: &str) -> String {
+/// full length named: a message never repeats a 10 MB key. Public for the
+/// service (`http/`), whose messages quote query parameters as the command
+/// quotes its arguments.
+pub fn quoted_short(text: &str) -> String {
     if text.len() <= QUOTE_BYTES {
         return quoted(text);
     }
