@@ -137,7 +137,12 @@ pub(crate) fn quoted(text: &str) -> String {
     let mut escaped = String::with_capacity(json.len() + 16);
     for c in json.chars() {
         if hidden(c) {
-            escaped.push_str(&format!("\\u{:04x}", u32::from(c)));
+            // Four hex digits, as serde_json writes `\u001b`: no formatting
+            // machinery for it in the browser module.
+            escaped.push_str("\\u");
+            for shift in [12, 8, 4, 0] {
+                escaped.push(char::from(b"0123456789abcdef"[(u32::from(c) >> shift & 0xf) as usize]));
+            }
         } else {
             escaped.push(c);
         }
