@@ -8,6 +8,7 @@
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
 use std::io::Write;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -901,6 +902,61 @@ fn ending_the_probe_ends_its_checks() {
     assert!(!alive(check), "SIGKILL: the check {check} outlived the probe");
     // SAFETY: ends the orphan this case leaves.
     unsafe { libc::kill(fork, libc::SIGKILL) };
+}
+
+/// The `SigBlk` and `SigIgn` masks of `pid` (bit `n - 1` for signal `n`).
+fn signal_masks(pid: i32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = |name: &str| {
+        let line = status.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name}: {status}"));
+        u64::from_str_radix(line[name.len()..].trim(), 16).unwrap()
+    };
+    (field("SigBlk:"), field("SigIgn:"))
+}
+
+#[test]
+fn checks_start_with_termination_signals_unblocked_and_default() {
+    // A probe started as a background job or under nohup has SIGINT and
+    // SIGHUP ignored; its checks (and what a driver forks) must not inherit
+    // that, nor the mask the probe holds while it spawns them.
+    let s = stand_ins();
+    let file = s.root.join("signals.pid");
+    let _ = std::fs::remove_file(&file);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["probe", "linuxCuda", "--timeout-ms", "20000"])
+        .env("LD_LIBRARY_PATH", &s.ok)
+        .env("FAKE_CUDA_MODE", "fork-hang")
+        .env("FAKE_CUDA_PIDFILE", &file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    // SAFETY: signal is async-signal-safe; the closure runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        })
+    };
+    let start = Instant::now();
+    let child = cmd.spawn().unwrap();
+    let (fork, check_pid) = pids_in(&file);
+    let termination: u64 = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP].iter().map(|&n| 1u64 << (n - 1)).sum();
+    for (what, pid) in [("check", check_pid), ("driver's fork", fork)] {
+        let (blocked, ignored) = signal_masks(pid);
+        assert_eq!(blocked, 0, "the {what} {pid} starts with signals blocked: SigBlk {blocked:#x}");
+        assert_eq!(ignored & termination, 0, "the {what} {pid} ignores termination signals: SigIgn {ignored:#x}");
+    }
+    // `kill PID` ends a driver's leftover helper, and the check itself.
+    // SAFETY: signals processes this test's probe started.
+    unsafe { libc::kill(fork, libc::SIGTERM) };
+    assert!(!alive(fork), "the driver's fork {fork} survived SIGTERM");
+    // SAFETY: as above.
+    unsafe { libc::kill(check_pid, libc::SIGTERM) };
+    let output = child.wait_with_output().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(10), "the check survived SIGTERM: {:?}", start.elapsed());
+    let r: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "check-crashed"), "{r:#}");
+    assert_eq!(check(&r, "cuda")["signal"], libc::SIGTERM, "{r:#}");
 }
 
 #[test]

@@ -11,6 +11,8 @@
 //!   `/dev/null`) can neither pass for the answer nor hide it, and the
 //!   parent reads only the new bytes, at most `MAX_ANSWER_BYTES`;
 //! - exits at once after its answer (`_exit`: no library destructor runs);
+//! - starts with no signal blocked and every disposition at its default,
+//!   whatever the probe's own were (`child_setup`);
 //! - runs in its own process group, killed as a group once it has
 //!   answered, at the deadline, or when the probe is ended by `SIGTERM`,
 //!   `SIGINT` or `SIGHUP`; on Linux it is killed when the probe dies
@@ -150,12 +152,14 @@ mod unix {
         // SAFETY: getpid is async-signal-safe.
         let parent = unsafe { libc::getpid() };
         // SAFETY: the closure runs in the forked child before exec and calls
-        // only async-signal-safe functions (fcntl, dup2, prctl, getppid); it
-        // allocates nothing and takes no lock.
+        // only async-signal-safe functions (fcntl, dup2, prctl, getppid,
+        // sigaction, sigemptyset, sigprocmask); it allocates nothing and
+        // takes no lock.
         unsafe { command.pre_exec(move || child_setup(write_fd, parent)) };
         // A termination signal that arrives between the spawn and the group's
         // registration would miss the group: hold those signals back until it
-        // is registered (the child's mask is reset by `spawn`).
+        // is registered (the child inherits this mask through the fork, and
+        // `child_setup` clears it before exec).
         let held = TerminationHeld::now();
         let child = command.spawn().map_err(|e| cannot(&helper.display().to_string(), e))?;
         let slot = register(child.id() as i32);
@@ -222,7 +226,41 @@ mod unix {
         }
         #[cfg(not(target_os = "linux"))]
         let _ = parent;
+        default_signals();
         Ok(())
+    }
+
+    /// In the child, between fork and exec: every signal's disposition back
+    /// to its default, then none blocked. `spawn` with a `pre_exec` closure
+    /// keeps the parent's mask (here `TerminationHeld`'s, which blocks
+    /// `SIGTERM`, `SIGINT` and `SIGHUP`), and an ignored signal stays ignored
+    /// across exec (a probe started with `nohup`, or as a background job,
+    /// ignores `SIGHUP` or `SIGINT`): a check, and whatever a driver forks
+    /// from it, would ignore `kill PID`. The order matters: a handler this
+    /// process inherited (`on_termination`) must not run in the child, so
+    /// the dispositions are reset while the signals are still blocked.
+    fn default_signals() {
+        // Linux numbers its signals up to 64 (glibc keeps 32 and 33 for
+        // itself: sigaction refuses them, as it refuses SIGKILL and SIGSTOP);
+        // the other Unix systems stop at 31.
+        let last = if cfg!(target_os = "linux") { 64 } else { 31 };
+        for signal in 1..=last {
+            // SAFETY: sigaction is async-signal-safe; it reads a zeroed
+            // struct whose handler is SIG_DFL. A refusal is ignored.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = libc::SIG_DFL;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(signal, &action, std::ptr::null_mut());
+            }
+        }
+        // SAFETY: sigemptyset fills a local set; sigprocmask is
+        // async-signal-safe and the child has one thread.
+        unsafe {
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+        }
     }
 
     /// A pipe whose two ends close on exec (the child gets its write end as
