@@ -878,6 +878,18 @@ fn probe_ended_by(signal: i32, name: &str) -> (i32, i32) {
         .env("FAKE_CUDA_PIDFILE", &file)
         .stdout(Stdio::null())
         .stderr(Stdio::null());
+    // The probe handles `signal` only where it would end the probe (its
+    // default action); a test run as a background job starts with SIGINT
+    // ignored, and the probe would inherit that: set it as a terminal does.
+    // SAFETY: signal is async-signal-safe; the closure runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            if signal != libc::SIGKILL {
+                libc::signal(signal, libc::SIG_DFL);
+            }
+            Ok(())
+        })
+    };
     let mut child = cmd.spawn().unwrap();
     let pids = pids_in(&file);
     // SAFETY: signals a child this test started.
