@@ -1000,6 +1000,29 @@ fn what_a_library_prints_is_never_taken_for_the_answer() {
 }
 
 #[test]
+fn a_library_that_takes_the_answer_channel_gets_no_answer_written_to_it() {
+    let s = stand_ins();
+    // A library closes descriptor 3 and opens its log, which gets 3: the
+    // answer still reaches the probe, and nothing is appended to the log.
+    let log = s.root.join("take-channel.log");
+    let _ = std::fs::remove_file(&log);
+    let env = [("FAKE_CUDA_MODE", "take-channel"), ("FAKE_CUDA_LOG", log.to_str().unwrap())];
+    let r = probe(&["linuxCuda"], &[&s.ok], &env);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("kept", "device-available"), "{r:#}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "", "the answer went into the library's log");
+    // It closes every descriptor first: no channel is left, and the probe
+    // says so; still nothing in the log.
+    let log = s.root.join("take-all.log");
+    let _ = std::fs::remove_file(&log);
+    let env = [("FAKE_CUDA_MODE", "take-all"), ("FAKE_CUDA_LOG", log.to_str().unwrap())];
+    let r = probe(&["linuxCuda"], &[&s.ok], &env);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "check-crashed"), "{r:#}");
+    let message = check(&r, "cuda")["message"].as_str().unwrap();
+    assert!(message.contains("lost its answer channel"), "{message}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "", "the answer went into the library's log");
+}
+
+#[test]
 fn every_value_a_driver_returns_is_bounded_and_checked() {
     let s = stand_ins();
     // 100,000 devices: counted, 64 listed, at once.

@@ -9,7 +9,10 @@
 //! - answers on a channel of its own, file descriptor `ANSWER_FD` (a pipe),
 //!   not stdout: what a library prints (stdout and stderr go to
 //!   `/dev/null`) can neither pass for the answer nor hide it, and the
-//!   parent reads only the new bytes, at most `MAX_ANSWER_BYTES`;
+//!   parent reads only the new bytes, at most `MAX_ANSWER_BYTES`; the
+//!   answer is written only to that pipe (checked by its inode, on
+//!   `ANSWER_FD` or a copy made before any library loaded), never to a file
+//!   a library opened in its place (`LOST_CHANNEL_STATUS`);
 //! - exits at once after its answer (`_exit`: no library destructor runs);
 //! - starts with no signal blocked and every disposition at its default,
 //!   whatever the probe's own were (`child_setup`);
@@ -35,6 +38,12 @@ use crate::probe::native::{CheckReport, NativeCheck, NativeReason};
 /// The file descriptor a check's process writes its answer to.
 #[cfg(unix)]
 pub const ANSWER_FD: i32 = 3;
+
+/// The exit status of a check's process that found, when it came to answer,
+/// that a library had closed or replaced its answer channel (and the copy it
+/// made at its start): it wrote its answer nowhere.
+#[cfg(unix)]
+pub const LOST_CHANNEL_STATUS: i32 = 3;
 
 /// The most bytes an answer may take (a report with 64 devices is a few KiB).
 const MAX_ANSWER_BYTES: usize = 1 << 20;
@@ -79,7 +88,7 @@ mod unix {
     use super::super::HELPER_COMMAND;
     use super::super::checks::Context;
     use super::super::load::LOADER_PATH_VARIABLE;
-    use super::{ANSWER_FD, MAX_ANSWER_BYTES, answer_in, crashed, timed_out};
+    use super::{ANSWER_FD, LOST_CHANNEL_STATUS, MAX_ANSWER_BYTES, answer_in, crashed, timed_out};
     use crate::probe::native::{CheckReport, NativeCheck};
 
     /// One check's process while it runs.
@@ -362,6 +371,14 @@ mod unix {
                 report.signal = Some(signal);
                 report
             }
+            None if status.code() == Some(LOST_CHANNEL_STATUS) => crashed(
+                check,
+                format!(
+                    "the {check} check's process lost its answer channel: a library it loaded closed or replaced \
+                     file descriptor {ANSWER_FD} (and the copy made before it loaded), so the answer was written \
+                     nowhere ({status})"
+                ),
+            ),
             None => crashed(check, format!("the {check} check's process exited ({status}) without an answer")),
         }
     }

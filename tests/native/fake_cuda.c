@@ -33,7 +33,13 @@
  *   count:-1     cuDeviceGetCount answers -1
  *   long-name    cuDeviceGetName fills the whole buffer without a NUL
  *   wild-values  2^60 bytes of memory, compute capability -5.-5
- *   long-error   cuInit fails with 999, whose name is 1 MiB long */
+ *   long-error   cuInit fails with 999, whose name is 1 MiB long
+ *   take-channel cuInit closes file descriptor 3 and opens FAKE_CUDA_LOG for
+ *                appending, which gets descriptor 3, as a library that
+ *                closes what it did not open and then logs would
+ *   take-all     as take-channel, after closing every descriptor from 3 to
+ *                1023 */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +109,11 @@ int cuInit(unsigned int flags) {
     if (is("crash")) { volatile int *p = NULL; *p = 1; }
     if (is("abort")) abort();
     if (is("exit")) exit(0);
+    if (is("take-channel") || is("take-all")) {
+        const char *log = getenv("FAKE_CUDA_LOG");
+        for (int fd = 3; fd < (is("take-all") ? 1024 : 4); fd++) close(fd);
+        if (!log || open(log, O_WRONLY | O_CREAT | O_APPEND, 0600) != 3) return 999;
+    }
     if (is("daemon") || is("fork-hang")) fork_daemon();
     if (is("fork-hang")) hang_forever();
     if (is("forge") || is("forge-exit")) {
