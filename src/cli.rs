@@ -262,6 +262,10 @@ pub fn main() -> i32 {
     if args.first().is_some_and(|a| a == crate::native::HELPER_COMMAND) {
         crate::native::serve_check(&args[1..]);
     }
+    // This process's children are the probe's checks only: what a driver
+    // detaches from a check (`setsid`) is reparented here and ended with them.
+    #[cfg(not(target_family = "wasm"))]
+    crate::native::adopt_detached_processes();
     let outcome = run(args, &mut std::io::stdin().lock());
     let mut status = outcome.status;
     let mut stderr = outcome.stderr;
@@ -393,7 +397,8 @@ fn io_words(error: &std::io::Error) -> &'static str {
 
 /// Runs one command without touching the process: for tests and embedding.
 /// `probe` and `plan --probe` run their checks in child processes of this
-/// process's executable (`std::env::current_exe`), which must answer
+/// process's executable (`/proc/self/exe` on Linux, else
+/// `std::env::current_exe`), which must answer
 /// `native::HELPER_COMMAND` as `main` does. `stdin` is generic, not
 /// `&mut dyn Read`: a `dyn` reader brings every `Read` method of stdin (and
 /// of `File`, for `--request`) into the binaries, some 4 KB of the WASI module.
@@ -722,11 +727,21 @@ fn wasi_refusal(what: &str) -> Error {
     )
 }
 
-/// Probes `target` with each check in a child process of this executable.
+/// Probes `target` with each check in a child process of this executable:
+/// on Linux through `/proc/self/exe`, the file this process runs, which an
+/// upgrade that replaces or removes the command's file mid-run cannot take
+/// away (the path `current_exe` answers would then name the new file, or
+/// none).
 #[cfg(not(target_family = "wasm"))]
 fn probe_target(target: &Target, timeout_ms: u32) -> Result<NativeResolution, Error> {
-    let helper = std::env::current_exe()
-        .map_err(|e| Error::new(ErrorCode::Io, "", format!("cannot find this command's executable: {e}")))?;
+    let this_file = std::path::Path::new("/proc/self/exe");
+    let helper = if cfg!(target_os = "linux") && this_file.exists() {
+        Ok(this_file.to_path_buf())
+    } else {
+        std::env::current_exe()
+    };
+    let helper =
+        helper.map_err(|e| Error::new(ErrorCode::Io, "", format!("cannot find this command's executable: {e}")))?;
     Ok(crate::native::probe(target, &crate::native::Options { timeout_ms, helper: Some(helper) }))
 }
 

@@ -972,6 +972,75 @@ fn checks_start_with_termination_signals_unblocked_and_default() {
 }
 
 #[test]
+fn what_a_driver_detaches_with_setsid_ends_with_its_check() {
+    let s = stand_ins();
+    // A daemon that left the check's group and session: reparented to the
+    // command (a child subreaper) when its parent dies, and ended with the
+    // checks; once started by the check itself, once by a process that
+    // exited at once (a double fork).
+    for mode in ["setsid", "setsid-twice"] {
+        let file = s.root.join(format!("{mode}.pid"));
+        let _ = std::fs::remove_file(&file);
+        let env = [("FAKE_CUDA_MODE", mode), ("FAKE_CUDA_PIDFILE", file.to_str().unwrap())];
+        let run = command(&["probe", "linuxCuda"], &[&s.ok], &env, "");
+        assert_eq!(decided(&run.json, "accelerator", "cuda"), pair("kept", "device-available"), "{mode}");
+        assert!(run.wall < Duration::from_secs(2), "{mode}: waited for the daemon: {:?}", run.wall);
+        let (daemon, _) = pids_in(&file);
+        let left = alive(daemon);
+        if left {
+            // SAFETY: ends the daemon this case started, left behind.
+            unsafe { libc::kill(daemon, libc::SIGKILL) };
+        }
+        assert!(!left, "{mode}: the detached daemon {daemon} outlived the probe");
+    }
+}
+
+#[test]
+fn checks_start_when_the_command_is_replaced_or_deleted_mid_run() {
+    let s = stand_ins();
+    // An upgrade replaces the command's file (or removes it) while a probe
+    // runs: the checks that start after it (cuBLAS waits for the driver's
+    // check) still run this probe's own executable.
+    for replaced in [false, true] {
+        let dir = s.root.join(format!("upgrade-{replaced}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bin = dir.join("backend-targets");
+        std::fs::copy(BIN, &bin).unwrap();
+        let file = dir.join("slow.pid");
+        let _ = std::fs::remove_file(&file);
+        let mut cmd = Command::new(&bin);
+        cmd.args(["probe", "linuxCuda", "--timeout-ms", "20000"])
+            .env("LD_LIBRARY_PATH", &s.ok)
+            .env("FAKE_CUDA_MODE", "slow:300")
+            .env("FAKE_CUDA_PIDFILE", &file)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        // The copy's write descriptor may still be open in a child another
+        // test forked meanwhile (until its exec): "text file busy" a moment.
+        let start = Instant::now();
+        let child = loop {
+            match cmd.spawn() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && start.elapsed().as_secs() < 5 => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                spawned => break spawned.unwrap(),
+            }
+        };
+        pids_in(&file);
+        std::fs::remove_file(&bin).unwrap();
+        if replaced {
+            std::fs::write(&bin, "#!/bin/sh\nexit 1\n").unwrap();
+            std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        }
+        let output = child.wait_with_output().unwrap();
+        let r: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let what = if replaced { "replaced" } else { "deleted" };
+        assert_eq!(decided(&r, "accelerator", "cuda"), pair("kept", "device-available"), "{what}: {r:#}");
+        assert_eq!(decided(&r, "feature", "cuBLAS"), pair("kept", "library-available"), "{what}: {r:#}");
+    }
+}
+
+#[test]
 fn what_a_library_prints_is_never_taken_for_the_answer() {
     let s = stand_ins();
     // A forged answer on stdout and stderr, then the real failure.

@@ -24,9 +24,12 @@
 //!   relative entries (`LoaderPath`): nothing is loaded from the caller's
 //!   working directory.
 //!
-//! What is left: a process a library moves out of the group (`setsid`) is
-//! not killed, and one it forks lives on if the probe itself is killed with
-//! `SIGKILL` (which nothing can catch) while the check runs.
+//! What a library moves out of the group (`setsid`) is ended with the checks
+//! only where the program asked for it (`adopt_detached_processes`, Linux:
+//! the command does); otherwise it is not killed. What a library forks lives
+//! on if the probe itself is killed with `SIGKILL` (which nothing can catch)
+//! while the check runs, and what it detached lives on if the probe is
+//! ended by a signal while the check runs.
 
 use std::sync::mpsc;
 use std::thread;
@@ -74,6 +77,15 @@ fn answer_in(bytes: &[u8], check: NativeCheck) -> Option<Result<CheckReport, Str
 #[cfg(unix)]
 pub(crate) use unix::in_processes;
 
+#[cfg(target_os = "linux")]
+pub(crate) use unix::adopt_detached_processes;
+
+/// Elsewhere no process adopts orphans but the system's first.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn adopt_detached_processes() -> bool {
+    false
+}
+
 #[cfg(unix)]
 mod unix {
     use std::fs::File;
@@ -114,9 +126,13 @@ mod unix {
         kill_groups_on_termination();
         let mut reports: Vec<Option<CheckReport>> = vec![None; checks.len()];
         let mut running: Vec<(usize, Running)> = Vec::new();
+        let mut started: Vec<libc::pid_t> = Vec::new();
         for (index, &check) in checks.iter().enumerate() {
             match spawn(helper, check, context) {
-                Ok(process) => running.push((index, process)),
+                Ok(process) => {
+                    started.push(process.child.id() as libc::pid_t);
+                    running.push((index, process));
+                }
                 Err(message) => reports[index] = Some(crashed(check, message)),
             }
         }
@@ -136,10 +152,83 @@ mod unix {
             }
             running = still;
         }
+        #[cfg(target_os = "linux")]
+        end_adopted(&started);
         reports
             .into_iter()
             .zip(checks)
             .map(|(report, &check)| report.unwrap_or_else(|| timed_out(check, timeout_ms, "not run")))
+            .collect()
+    }
+
+    /// Whether `adopt_detached_processes` made this process a subreaper.
+    #[cfg(target_os = "linux")]
+    static ADOPTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+    #[cfg(target_os = "linux")]
+    pub(crate) fn adopt_detached_processes() -> bool {
+        // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes a flag; it changes
+        // only which process adopts this process's orphaned descendants.
+        let adopted = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) } == 0;
+        if adopted {
+            ADOPTING.store(true, Ordering::SeqCst);
+        }
+        adopted
+    }
+
+    /// Where this process adopts orphans: kills and reaps every child of
+    /// this process that is not one of the `checks` it started (all ended by
+    /// now), until none is left and every check has died (its own children
+    /// are reparented here only then), within a bound: a process stuck in
+    /// the kernel dies only when it leaves it.
+    #[cfg(target_os = "linux")]
+    fn end_adopted(checks: &[libc::pid_t]) {
+        if !ADOPTING.load(Ordering::SeqCst) {
+            return;
+        }
+        let until = Instant::now() + Duration::from_millis(500);
+        loop {
+            let children = children();
+            let mut adopted = false;
+            let mut checks_alive = false;
+            for (pid, zombie) in children {
+                if checks.contains(&pid) {
+                    checks_alive |= !zombie;
+                    continue;
+                }
+                adopted = true;
+                // SAFETY: `pid` is a child of this process, so its id cannot
+                // be reused before this process reaps it; killing a zombie
+                // does nothing, and waitpid reaps it without blocking.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
+                }
+            }
+            if (!adopted && !checks_alive) || Instant::now() >= until {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// This process's children (from `/proc`), each with whether it is a
+    /// zombie.
+    #[cfg(target_os = "linux")]
+    fn children() -> Vec<(libc::pid_t, bool)> {
+        // SAFETY: getpid has no preconditions.
+        let me = unsafe { libc::getpid() };
+        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+        entries
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<libc::pid_t>().ok())
+            .filter_map(|pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                // `pid (comm) state ppid ...`; comm may hold anything, `)` too.
+                let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
+                let state = fields.next()?;
+                let parent: libc::pid_t = fields.next()?.parse().ok()?;
+                (parent == me).then_some((pid, state == "Z"))
+            })
             .collect()
     }
 

@@ -70,6 +70,23 @@ impl Default for Options {
     }
 }
 
+/// Linux: makes this process a child subreaper (`PR_SET_CHILD_SUBREAPER`)
+/// for the rest of its life, and has every later `probe` with a helper end,
+/// once its checks have ended, each process that became this process's
+/// child without being one of its checks: what a vendor library detached
+/// from a check (a daemon started with `setsid`, out of the check's process
+/// group) is reparented here when its parent dies, and is killed and reaped
+/// with the checks. Answers whether it took effect (false elsewhere, or
+/// where the kernel refused).
+///
+/// This changes the whole process, so `probe` never does it by itself: call
+/// it only in a process whose every child is the probe's (a process it did
+/// not start that becomes its child would be killed too). The
+/// `backend-targets` command calls it at its start (`cli::main`).
+pub fn adopt_detached_processes() -> bool {
+    isolate::adopt_detached_processes()
+}
+
 /// This build's operating system, as the vocabulary spells it.
 pub const fn host_os() -> OperatingSystem {
     if cfg!(target_os = "linux") {
