@@ -253,6 +253,74 @@ impl Pending {
     }
 }
 
+/// The request's head as the host hands it over (its method; its authority,
+/// from the `Host` header; its target, path and query), judged before it is
+/// converted to an `http::Request`, which fails on each of these (and left
+/// the host to answer 500): `CONNECT` is 405 (this service is no proxy); no
+/// host, a host that is not `host[:port]` (empty, with a space, a path or a
+/// byte outside ASCII), or a target that is not a path, is 400. `None`: the
+/// head is one the conversion takes.
+pub fn refuse_head(method: &str, authority: Option<&str>, path_with_query: Option<&str>) -> Option<Reply> {
+    let usage = |status: u16, message: String| Reply::error(status, &Error::new(ErrorCode::Usage, "", message));
+    if method == "CONNECT" {
+        let mut reply =
+            usage(405, "CONNECT is not served: this service is no proxy; its routes take GET and POST".into());
+        reply.headers.push(("allow", "GET, POST".to_string()));
+        return Some(reply);
+    }
+    match authority {
+        None => return Some(usage(400, "the request has no Host header (HTTP/1.1 requires one)".into())),
+        Some(host) if !is_host(host) => {
+            return Some(usage(400, format!("the Host header {} is not a host[:port]", quoted_short(host))));
+        }
+        Some(_) => {}
+    }
+    match path_with_query {
+        Some(target) if target.starts_with('/') => None,
+        Some(target) => Some(usage(400, format!("the request's target {} is not a path", quoted_short(target)))),
+        None => Some(usage(400, "the request names no path".into())),
+    }
+}
+
+/// Whether `host` is RFC 9110's `uri-host [":" port]`: a non-empty registered
+/// name or IPv4 address (RFC 3986's unreserved and sub-delimiter characters
+/// and %-escapes), or an IP literal in brackets, then a port of at most
+/// 65535, if any.
+fn is_host(host: &str) -> bool {
+    let (name, port) = match host.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((literal, "")) => (literal, None),
+            Some((literal, after)) => match after.strip_prefix(':') {
+                Some(port) => (literal, Some(port)),
+                None => return false,
+            },
+            None => return false,
+        },
+        None => match host.rsplit_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (host, None),
+        },
+    };
+    let literal = host.starts_with('[');
+    let allowed = |b: u8| {
+        if literal {
+            b.is_ascii_hexdigit() || matches!(b, b':' | b'.' | b'v' | b'V')
+        } else {
+            b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=%".contains(&b)
+        }
+    };
+    let port_ok = port.is_none_or(|port| {
+        port.bytes().all(|b| b.is_ascii_digit()) && port.parse::<u32>().map_or(port.is_empty(), |n| n <= 65_535)
+    });
+    !name.is_empty() && name.bytes().all(allowed) && port_ok
+}
+
+/// 400: what the host handed over did not convert to a request (`detail`
+/// says which part), beyond what `refuse_head` judges.
+pub fn unconverted(detail: &str) -> Reply {
+    Reply::invalid(&Error::new(ErrorCode::Usage, "", format!("the request could not be read: {detail}")))
+}
+
 /// Routes a request: `path` without its query, `query` the text after `?`.
 pub fn route(method: &str, path: &str, query: Option<&str>) -> Step {
     let matching: Vec<(&Route, Option<&str>)> =
@@ -513,6 +581,48 @@ mod tests {
             assert_eq!(reply.status, 405, "{method} {path}");
             assert_eq!(reply.headers, vec![("allow", allow.to_string())], "{method} {path}");
         }
+    }
+
+    #[test]
+    fn a_head_the_conversion_cannot_take_is_a_client_error_with_the_command_s_shape() {
+        // Issue 32: each of these was the host's HTML 500 ("worker failed").
+        let cases = [
+            ("GET", Some("a b"), Some("/health"), 400, r#"the Host header "a b" is not a host[:port]"#),
+            ("GET", Some(""), Some("/health"), 400, r#"the Host header "" is not a host[:port]"#),
+            ("GET", Some("x/y"), Some("/health"), 400, r#"the Host header "x/y" is not a host[:port]"#),
+            ("GET", Some("h\u{e9}te"), Some("/health"), 400, "the Host header \"h\u{e9}te\" is not a host[:port]"),
+            ("GET", Some("x:80:80"), Some("/health"), 400, r#"the Host header "x:80:80" is not a host[:port]"#),
+            ("GET", Some("x:99999"), Some("/health"), 400, r#"the Host header "x:99999" is not a host[:port]"#),
+            ("GET", Some(":80"), Some("/health"), 400, r#"the Host header ":80" is not a host[:port]"#),
+            ("GET", Some("[::1"), Some("/health"), 400, r#"the Host header "[::1" is not a host[:port]"#),
+            ("GET", None, Some("/health"), 400, "the request has no Host header (HTTP/1.1 requires one)"),
+            (
+                "CONNECT",
+                Some("x:443"),
+                None,
+                405,
+                "CONNECT is not served: this service is no proxy; its routes take GET and POST",
+            ),
+            ("OPTIONS", Some("x"), Some("*"), 400, r#"the request's target "*" is not a path"#),
+        ];
+        for (method, host, target, status, message) in cases {
+            let reply = refuse_head(method, host, target).unwrap_or_else(|| panic!("{method} {host:?} {target:?}"));
+            assert_eq!(reply.status, status, "{method} {host:?} {target:?}");
+            let value: serde_json::Value = serde_json::from_str(&reply.body).expect("JSON");
+            assert_eq!(value, serde_json::json!({"error": {"code": "usage", "path": "", "message": message}}));
+            assert!(reply.body.ends_with("}\n"));
+        }
+        assert_eq!(
+            refuse_head("CONNECT", Some("x:443"), None).unwrap().headers,
+            vec![("allow", "GET, POST".to_string())]
+        );
+        // What the conversion takes is routed as before.
+        for host in ["x", "localhost:8080", "127.0.0.1:1", "[::1]", "[::1]:8080", "a-b.example.com", "x:", "%41"] {
+            assert_eq!(refuse_head("GET", Some(host), Some("/health?x=1")), None, "{host}");
+        }
+        let reply = unconverted("headers provided by wasi rejected by http::HeaderMap");
+        assert_eq!(reply.status, 400);
+        assert_eq!(error_of(&reply), ("usage".to_string(), String::new()));
     }
 
     #[test]
