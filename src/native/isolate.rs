@@ -179,14 +179,15 @@ mod unix {
     /// Where this process adopts orphans: kills and reaps every child of
     /// this process that is not one of the `checks` it started (all ended by
     /// now), until none is left and every check has died (its own children
-    /// are reparented here only then), within a bound: a process stuck in
-    /// the kernel dies only when it leaves it.
+    /// are reparented here only then), for at most 250 ms: a killed check
+    /// dies within a few milliseconds, but one stuck in the kernel dies only
+    /// when it leaves it, and the probe's answer must not wait for that.
     #[cfg(target_os = "linux")]
     fn end_adopted(checks: &[libc::pid_t]) {
         if !ADOPTING.load(Ordering::SeqCst) {
             return;
         }
-        let until = Instant::now() + Duration::from_millis(500);
+        let until = Instant::now() + Duration::from_millis(250);
         loop {
             let children = children();
             let mut adopted = false;
