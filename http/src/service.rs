@@ -254,12 +254,14 @@ impl Pending {
 }
 
 /// The request's head as the host hands it over (its method; its authority,
-/// from the `Host` header; its target, path and query), judged before it is
-/// converted to an `http::Request`, which fails on each of these (and left
-/// the host to answer 500): `CONNECT` is 405 (this service is no proxy); no
-/// host, a host that is not `host[:port]` (empty, with a space, a path or a
-/// byte outside ASCII), or a target that is not a path, is 400. `None`: the
-/// head is one the conversion takes.
+/// from the absolute URI or the `Host` header; its target, path and query),
+/// judged before it is converted to an `http::Request`, which fails on each
+/// of these (and left the host to answer 500): `CONNECT` is 405 (this
+/// service is no proxy); no host, a host that is not `host[:port]` (empty,
+/// with a space, a path or a byte outside ASCII), or a target that is not a
+/// path, is 400. `None`: the head is one the conversion takes. (The `Host`
+/// lines themselves are hidden from the component: `wasmtime serve` hands
+/// over the first as the authority.)
 pub fn refuse_head(method: &str, authority: Option<&str>, path_with_query: Option<&str>) -> Option<Reply> {
     let usage = |status: u16, message: String| Reply::error(status, &Error::new(ErrorCode::Usage, "", message));
     if method == "CONNECT" {
@@ -269,9 +271,9 @@ pub fn refuse_head(method: &str, authority: Option<&str>, path_with_query: Optio
         return Some(reply);
     }
     match authority {
-        None => return Some(usage(400, "the request has no Host header (HTTP/1.1 requires one)".into())),
+        None => return Some(usage(400, "the request has no host (no Host header)".into())),
         Some(host) if !is_host(host) => {
-            return Some(usage(400, format!("the Host header {} is not a host[:port]", quoted_short(host))));
+            return Some(usage(400, format!("the request's host {} is not host[:port]", quoted_short(host))));
         }
         Some(_) => {}
     }
@@ -587,15 +589,15 @@ mod tests {
     fn a_head_the_conversion_cannot_take_is_a_client_error_with_the_command_s_shape() {
         // Issue 32: each of these was the host's HTML 500 ("worker failed").
         let cases = [
-            ("GET", Some("a b"), Some("/health"), 400, r#"the Host header "a b" is not a host[:port]"#),
-            ("GET", Some(""), Some("/health"), 400, r#"the Host header "" is not a host[:port]"#),
-            ("GET", Some("x/y"), Some("/health"), 400, r#"the Host header "x/y" is not a host[:port]"#),
-            ("GET", Some("h\u{e9}te"), Some("/health"), 400, "the Host header \"h\u{e9}te\" is not a host[:port]"),
-            ("GET", Some("x:80:80"), Some("/health"), 400, r#"the Host header "x:80:80" is not a host[:port]"#),
-            ("GET", Some("x:99999"), Some("/health"), 400, r#"the Host header "x:99999" is not a host[:port]"#),
-            ("GET", Some(":80"), Some("/health"), 400, r#"the Host header ":80" is not a host[:port]"#),
-            ("GET", Some("[::1"), Some("/health"), 400, r#"the Host header "[::1" is not a host[:port]"#),
-            ("GET", None, Some("/health"), 400, "the request has no Host header (HTTP/1.1 requires one)"),
+            ("GET", Some("a b"), Some("/health"), 400, r#"the request's host "a b" is not host[:port]"#),
+            ("GET", Some(""), Some("/health"), 400, r#"the request's host "" is not host[:port]"#),
+            ("GET", Some("x/y"), Some("/health"), 400, r#"the request's host "x/y" is not host[:port]"#),
+            ("GET", Some("h\u{e9}te"), Some("/health"), 400, "the request's host \"h\u{e9}te\" is not host[:port]"),
+            ("GET", Some("x:80:80"), Some("/health"), 400, r#"the request's host "x:80:80" is not host[:port]"#),
+            ("GET", Some("x:99999"), Some("/health"), 400, r#"the request's host "x:99999" is not host[:port]"#),
+            ("GET", Some(":80"), Some("/health"), 400, r#"the request's host ":80" is not host[:port]"#),
+            ("GET", Some("[::1"), Some("/health"), 400, r#"the request's host "[::1" is not host[:port]"#),
+            ("GET", None, Some("/health"), 400, "the request has no host (no Host header)"),
             (
                 "CONNECT",
                 Some("x:443"),

@@ -209,22 +209,34 @@ function raw(head, body = Buffer.alloc(0)) {
 test('a head the component cannot convert: a 4xx in the command\'s shape, not the host\'s 500', { timeout: 60_000 }, async () => {
   // Issue 32: each of these was wasmtime serve's HTML 500 ("worker failed").
   const usage = (message) => ({ code: 'usage', path: '', message });
+  const host = (text) => usage(`the request's host ${JSON.stringify(text)} is not host[:port]`);
   for (const [head, status, error] of [
-    ['GET /health HTTP/1.1\r\nhost: a b\r\n\r\n', 400, usage('the Host header "a b" is not a host[:port]')],
-    ['GET /health HTTP/1.1\r\nhost: \r\n\r\n', 400, usage('the Host header "" is not a host[:port]')],
-    ['GET /health HTTP/1.1\r\nhost: x/y\r\n\r\n', 400, usage('the Host header "x/y" is not a host[:port]')],
-    [Buffer.from('GET /health HTTP/1.1\r\nhost: h\u00e9te\r\n\r\n', 'utf8'), 400, usage('the Host header "h\u00e9te" is not a host[:port]')],
-    ['GET /health HTTP/1.1\r\n\r\n', 400, usage('the request has no Host header (HTTP/1.1 requires one)')],
+    ['GET /health HTTP/1.1\r\nhost: a b\r\n\r\n', 400, host('a b')],
+    ['GET /health HTTP/1.1\r\nhost: \r\n\r\n', 400, host('')],
+    ['GET /health HTTP/1.1\r\nhost: x/y\r\n\r\n', 400, host('x/y')],
+    ['GET /health HTTP/1.1\r\nhost: x:80:80\r\n\r\n', 400, host('x:80:80')],
+    ['GET http://x:99999/health HTTP/1.1\r\nhost: x\r\n\r\n', 400, host('x:99999')],
+    ['OPTIONS * HTTP/1.1\r\nhost: x\r\n\r\n', 400, usage('the request\'s target "*" is not a path')],
     ['CONNECT x:443 HTTP/1.1\r\nhost: x:443\r\n\r\n', 405, usage('CONNECT is not served: this service is no proxy; its routes take GET and POST')],
   ]) {
     const exchange = raw(head);
     const reply = await exchange.answered;
     exchange.socket.destroy();
-    assert.equal(reply.status, status, String(head));
-    assert.deepEqual(JSON.parse(reply.body).error, error, String(head));
+    assert.equal(reply.status, status, head);
+    assert.deepEqual(JSON.parse(reply.body).error, error, head);
   }
-  assert.doesNotMatch(server.output(), /worker failed|error while/i);
-  // The host still answers a good request on a new connection.
+  assert.doesNotMatch(server.output(), /worker failed/);
+  // What only the host refuses (README): no Host, and a Host outside visible
+  // ASCII, fail in wasmtime serve before the component runs (its 500, "worker
+  // failed"). Held here so that the README is corrected when that changes.
+  for (const head of ['GET /health HTTP/1.1\r\n\r\n', Buffer.from('GET /health HTTP/1.1\r\nhost: h\u00e9te\r\n\r\n', 'utf8')]) {
+    const exchange = raw(head);
+    const reply = await exchange.answered;
+    exchange.socket.destroy();
+    assert.equal(reply.status, 500, String(head));
+    assert.match(reply.body, /^<!doctype html>/, String(head));
+  }
+  // The host still answers a good request.
   assert.equal((await request('GET', '/health')).status, 200);
 });
 
