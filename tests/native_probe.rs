@@ -996,6 +996,44 @@ fn what_a_driver_detaches_with_setsid_ends_with_its_check() {
 }
 
 #[test]
+fn what_a_driver_detaches_ends_with_a_probe_ended_by_a_signal() {
+    let s = stand_ins();
+    // The check detaches a daemon (setsid), then hangs; the probe is ended
+    // by SIGTERM while it runs: the daemon goes with it.
+    let file = s.root.join("setsid-hang.pid");
+    let _ = std::fs::remove_file(&file);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["probe", "linuxCuda", "--timeout-ms", "20000"])
+        .env("LD_LIBRARY_PATH", &s.ok)
+        .env("FAKE_CUDA_MODE", "setsid-hang")
+        .env("FAKE_CUDA_PIDFILE", &file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: signal is async-signal-safe; the closure runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            Ok(())
+        })
+    };
+    let mut child = cmd.spawn().unwrap();
+    let (daemon, check_pid) = pids_in(&file);
+    let start = Instant::now();
+    // SAFETY: signals the probe this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(libc::SIGTERM), "{status}");
+    assert!(start.elapsed() < Duration::from_secs(2), "the probe took {:?} to end", start.elapsed());
+    assert!(!alive(check_pid), "the check {check_pid} outlived the probe");
+    let left = alive(daemon);
+    if left {
+        // SAFETY: ends the daemon this case started, left behind.
+        unsafe { libc::kill(daemon, libc::SIGKILL) };
+    }
+    assert!(!left, "the detached daemon {daemon} outlived the probe ended by SIGTERM");
+}
+
+#[test]
 fn checks_start_when_the_command_is_replaced_or_deleted_mid_run() {
     let s = stand_ins();
     // An upgrade replaces the command's file (or removes it) while a probe

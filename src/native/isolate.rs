@@ -26,10 +26,11 @@
 //!
 //! What a library moves out of the group (`setsid`) is ended with the checks
 //! only where the program asked for it (`adopt_detached_processes`, Linux:
-//! the command does); otherwise it is not killed. What a library forks lives
+//! the command does), also when the probe is ended by `SIGTERM`, `SIGINT`
+//! or `SIGHUP` (the probe then ends within some 20 ms plus `end_adopted`'s
+//! 250 ms at most); otherwise it is not killed. What a library forks lives
 //! on if the probe itself is killed with `SIGKILL` (which nothing can catch)
-//! while the check runs, and what it detached lives on if the probe is
-//! ended by a signal while the check runs.
+//! while the check runs.
 
 use std::sync::mpsc;
 use std::thread;
@@ -124,6 +125,8 @@ mod unix {
     ) -> Vec<CheckReport> {
         let start = Instant::now();
         kill_groups_on_termination();
+        #[cfg(target_os = "linux")]
+        PROBING.fetch_add(1, Ordering::SeqCst);
         let mut reports: Vec<Option<CheckReport>> = vec![None; checks.len()];
         let mut running: Vec<(usize, Running)> = Vec::new();
         let mut started: Vec<libc::pid_t> = Vec::new();
@@ -138,6 +141,12 @@ mod unix {
         }
         while !running.is_empty() {
             wait_for_news(&running, deadline);
+            // Ended by a signal the handler left to this loop: no answer.
+            #[cfg(target_os = "linux")]
+            if TERMINATING.load(Ordering::SeqCst) != 0 {
+                running.drain(..).for_each(|(_, process)| end(process));
+                break;
+            }
             let now = Instant::now();
             let mut still = Vec::new();
             for (index, mut process) in running {
@@ -153,7 +162,17 @@ mod unix {
             running = still;
         }
         #[cfg(target_os = "linux")]
-        end_adopted(&started);
+        {
+            PROBING.fetch_sub(1, Ordering::SeqCst);
+            end_adopted(&started);
+            let signal = TERMINATING.load(Ordering::SeqCst);
+            if signal != 0 {
+                // SAFETY: raise is async-signal-safe; the handler left the
+                // signal's action at its default (SA_RESETHAND), so this
+                // ends the process as the signal would have.
+                unsafe { libc::raise(signal) };
+            }
+        }
         reports
             .into_iter()
             .zip(checks)
@@ -164,6 +183,19 @@ mod unix {
     /// Whether `adopt_detached_processes` made this process a subreaper.
     #[cfg(target_os = "linux")]
     static ADOPTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+    /// How many `in_processes` calls are running.
+    #[cfg(target_os = "linux")]
+    static PROBING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// A termination signal whose handler, in a subreaper with a probe
+    /// running, left the process's end to that probe (0: none): the probe
+    /// ends its checks, then what they detached (`end_adopted`), then raises
+    /// the signal again. The handler stores it before it reads `PROBING`,
+    /// and a probe decrements `PROBING` before it reads it: one of the two
+    /// sees the other, so the signal is never lost.
+    #[cfg(target_os = "linux")]
+    static TERMINATING: AtomicI32 = AtomicI32::new(0);
 
     #[cfg(target_os = "linux")]
     pub(crate) fn adopt_detached_processes() -> bool {
@@ -510,6 +542,15 @@ mod unix {
             if group > 0 {
                 // SAFETY: kill is async-signal-safe.
                 unsafe { libc::kill(-group, libc::SIGKILL) };
+            }
+        }
+        // Where this process adopts what checks detach, a running probe
+        // ends that first (within 250 ms), then raises the signal itself.
+        #[cfg(target_os = "linux")]
+        if ADOPTING.load(Ordering::SeqCst) {
+            TERMINATING.store(signal, Ordering::SeqCst);
+            if PROBING.load(Ordering::SeqCst) > 0 {
+                return;
             }
         }
         // The handler was reset to the default (SA_RESETHAND): the signal,

@@ -45,6 +45,7 @@
  *   setsid-twice as setsid, the daemon started by a process that exits at
  *                once (a double fork: the daemon is an orphan while the
  *                check still runs)
+ *   setsid-hang  as setsid, then cuInit never returns
  *   slow:MS      cuInit writes its pid and its parent's (the probe's) to
  *                FAKE_CUDA_PIDFILE, sleeps MS ms, then succeeds with 1 device */
 #include <fcntl.h>
@@ -168,7 +169,8 @@ int cuInit(unsigned int flags) {
         for (int fd = 3; fd < (is("take-all") ? 1024 : 4); fd++) close(fd);
         if (!log || open(log, O_WRONLY | O_CREAT | O_APPEND, 0600) != 3) return 999;
     }
-    if (is("setsid") || is("setsid-twice")) setsid_daemon(is("setsid-twice"));
+    if (is("setsid") || is("setsid-twice") || is("setsid-hang")) setsid_daemon(is("setsid-twice"));
+    if (is("setsid-hang")) hang_forever();
     if (prefixed("slow:")) {
         write_pids(getpid(), getppid());
         usleep((useconds_t)atoi(mode() + 5) * 1000);
