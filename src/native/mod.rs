@@ -76,8 +76,11 @@ impl Default for Options {
 /// child without being one of its checks: what a vendor library detached
 /// from a check (a daemon started with `setsid`, out of the check's process
 /// group) is reparented here when its parent dies, and is killed and reaped
-/// with the checks. Answers whether it took effect (false elsewhere, or
-/// where the kernel refused).
+/// with the checks; when `SIGTERM`, `SIGINT` or `SIGHUP` ends the process
+/// while a probe runs (and the probe installed its handler: the signal's
+/// action was the default), the probe does that first, then the signal ends
+/// the process (within some 300 ms). Answers whether it took effect (false
+/// elsewhere, or where the kernel refused).
 ///
 /// This changes the whole process, so `probe` never does it by itself: call
 /// it only in a process whose every child is the probe's (a process it did
