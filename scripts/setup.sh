@@ -65,10 +65,21 @@ else
 fi
 
 step "Debian packages"
+# One apt run for all (two at once would contend for dpkg's lock). nginx:
+# scripts/nginx-front.sh test (deploy/nginx.conf in front of wasmtime serve).
+packages=()
 if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
   echo "chromium present: $(chromium --version 2>/dev/null || true)"
 else
-  background chromium bash -c 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver'
+  packages+=(chromium chromium-driver)
+fi
+if command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; then
+  echo "nginx present"
+else
+  packages+=(nginx-light)
+fi
+if [ ${#packages[@]} -gt 0 ]; then
+  background debian bash -c "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${packages[*]}"
 fi
 
 step "npm tooling (tests/js)"

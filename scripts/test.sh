@@ -12,6 +12,8 @@
 #     the native command, the probe under Node, the JS halves (src/*.js) on their
 #     own, and Chromium (demo page at desktop and phone width, probe, worker,
 #     the ONNX Runtime Web example)
+#   deploy/nginx.conf in front of wasmtime serve, with idle and trickling
+#     clients (scripts/nginx-front.sh test)
 #   a bounded fuzzing run (cargo-fuzz, 20 s per target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,6 +62,9 @@ scripts/test-browser.sh --wasm-only
 
 echo "== Node test suites"
 node --test tests/js/
+
+echo "== nginx in front of wasmtime serve: idle and slow clients (deploy/nginx.conf)"
+scripts/nginx-front.sh test
 
 echo "== bounded fuzzing"
 scripts/fuzz.sh bounded

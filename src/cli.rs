@@ -262,6 +262,10 @@ pub fn main() -> i32 {
     if args.first().is_some_and(|a| a == crate::native::HELPER_COMMAND) {
         crate::native::serve_check(&args[1..]);
     }
+    // This process's children are the probe's checks only: what a driver
+    // detaches from a check (`setsid`) is reparented here and ended with them.
+    #[cfg(not(target_family = "wasm"))]
+    crate::native::adopt_detached_processes();
     let outcome = run(args, &mut std::io::stdin().lock());
     let mut status = outcome.status;
     let mut stderr = outcome.stderr;
@@ -393,7 +397,8 @@ fn io_words(error: &std::io::Error) -> &'static str {
 
 /// Runs one command without touching the process: for tests and embedding.
 /// `probe` and `plan --probe` run their checks in child processes of this
-/// process's executable (`std::env::current_exe`), which must answer
+/// process's executable (`/proc/self/exe` on Linux, else
+/// `std::env::current_exe`), which must answer
 /// `native::HELPER_COMMAND` as `main` does. `stdin` is generic, not
 /// `&mut dyn Read`: a `dyn` reader brings every `Read` method of stdin (and
 /// of `File`, for `--request`) into the binaries, some 4 KB of the WASI module.
@@ -412,21 +417,37 @@ fn usage(path: &str, message: impl Into<String>) -> Error {
 /// (`json::quoted_short`), as every message quotes a value: lexopt's own
 /// `{:?}` printed nothing in the builds without `Debug` formatting (WASI), and
 /// its `Display` linked the formatting of any boxed error (2.5 KB there).
+/// An option that is not a plain name is a quoted path too (`option_path`):
+/// a newline or an escape in it stays out of the one line of stderr.
 fn usage_error(error: lexopt::Error) -> Error {
     use lexopt::Error::*;
     let quoted = |value: &OsString| crate::json::quoted_short(&value.to_string_lossy());
+    let option_quoted = |option: &str| crate::json::quoted_short(option);
     match &error {
         MissingValue { option: None } => usage("", "missing argument"),
-        MissingValue { option: Some(option) } => usage(option, format!("missing argument for option '{option}'")),
-        UnexpectedOption(option) => usage(option, format!("invalid option '{option}'")),
-        UnexpectedArgument(value) => usage("", format!("unexpected argument {}", quoted(value))),
-        UnexpectedValue { option, value } => {
-            usage(option, format!("unexpected argument for option '{option}': {}", quoted(value)))
+        MissingValue { option: Some(option) } => {
+            usage(&option_path(option), format!("missing argument for option {}", option_quoted(option)))
         }
+        UnexpectedOption(option) => usage(&option_path(option), format!("invalid option {}", option_quoted(option))),
+        UnexpectedArgument(value) => usage("", format!("unexpected argument {}", quoted(value))),
+        UnexpectedValue { option, value } => usage(
+            &option_path(option),
+            format!("unexpected argument for option {}: {}", option_quoted(option), quoted(value)),
+        ),
         NonUnicodeValue(value) => usage("", format!("argument is invalid unicode: {}", quoted(value))),
         // Made only by a caller's own parsing or messages, which this command has none of.
         _ => usage("", "invalid arguments"),
     }
+}
+
+/// An option as an error's path: itself when it is a plain name (`--frob`,
+/// `-x`: ASCII letters, digits, `-` and `_`, at most 64 bytes), else quoted
+/// as an index (`["--a\nb"]`), cut as messages cut it.
+fn option_path(option: &str) -> String {
+    let plain = !option.is_empty()
+        && option.len() <= 64
+        && option.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if plain { option.to_string() } else { format!("[{}]", crate::json::quoted_short(option)) }
 }
 
 fn text_arg(value: OsString, what: &str) -> Result<String, Error> {
@@ -653,7 +674,7 @@ fn timeout_arg(parser: &mut lexopt::Parser) -> Result<u32, Error> {
         _ => Err(Error::new(
             ErrorCode::InvalidValue,
             "--timeout-ms",
-            format!("`{text}` is not a whole number of milliseconds from 1 to 600000"),
+            format!("{} is not a whole number of milliseconds from 1 to 600000", crate::json::quoted_short(&text)),
         )),
     }
 }
@@ -706,11 +727,21 @@ fn wasi_refusal(what: &str) -> Error {
     )
 }
 
-/// Probes `target` with each check in a child process of this executable.
+/// Probes `target` with each check in a child process of this executable:
+/// on Linux through `/proc/self/exe`, the file this process runs, which an
+/// upgrade that replaces or removes the command's file mid-run cannot take
+/// away (the path `current_exe` answers would then name the new file, or
+/// none).
 #[cfg(not(target_family = "wasm"))]
 fn probe_target(target: &Target, timeout_ms: u32) -> Result<NativeResolution, Error> {
-    let helper = std::env::current_exe()
-        .map_err(|e| Error::new(ErrorCode::Io, "", format!("cannot find this command's executable: {e}")))?;
+    let this_file = std::path::Path::new("/proc/self/exe");
+    let helper = if cfg!(target_os = "linux") && this_file.exists() {
+        Ok(this_file.to_path_buf())
+    } else {
+        std::env::current_exe()
+    };
+    let helper =
+        helper.map_err(|e| Error::new(ErrorCode::Io, "", format!("cannot find this command's executable: {e}")))?;
     Ok(crate::native::probe(target, &crate::native::Options { timeout_ms, helper: Some(helper) }))
 }
 

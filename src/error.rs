@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+use crate::json::{quoted, quoted_short};
 use crate::vocab::spelled_enum;
 
 spelled_enum! {
@@ -73,11 +74,15 @@ impl Error {
         Self { code, path: path.into(), message: message.into(), expected: Vec::new() }
     }
 
-    /// A string that is not one of `spellings` for the vocabulary `type_name`.
+    /// A string that is not one of `spellings` for the vocabulary `type_name`
+    /// (a command-line argument, a query parameter): quoted as JSON and cut
+    /// past 64 bytes, as the JSON reader quotes what it did not know.
     pub fn unknown_spelling(type_name: &str, found: &str, spellings: &[&str]) -> Self {
         let message = match did_you_mean(found, spellings) {
-            Some(meant) => format!("unknown {type_name} `{found}`: did you mean `{meant}`?"),
-            None => format!("unknown {type_name} `{found}`, expected one of: {}", joined(spellings, ", ")),
+            Some(meant) => format!("unknown {type_name} {}: did you mean {}?", quoted_short(found), quoted(meant)),
+            None => {
+                format!("unknown {type_name} {}, expected one of: {}", quoted_short(found), joined(spellings, ", "))
+            }
         };
         Self {
             code: ErrorCode::UnknownVariant,
@@ -105,23 +110,37 @@ impl Error {
 /// else the single nearest by edits (Levenshtein), within one edit in four
 /// letters (`matmull` → `matmul`). `None` when nothing is that close, or
 /// two are. A message then says it first; `expected` still lists them all.
+///
+/// Its cost is bounded by the spellings, not by `found`: a distance is at
+/// least the difference in lengths, so a `found` longer than the longest
+/// spelling by more than the edits it is allowed has no suggestion, and is
+/// answered after one count of its bytes (a 16 MiB spelling once took 100 s
+/// here). Below that, `found` is at most a third longer than the longest
+/// spelling, and each distance stops once it exceeds the edits allowed.
 pub(crate) fn did_you_mean<'a>(found: &str, spellings: &[&'a str]) -> Option<&'a str> {
+    let length = folded_len(found);
+    let allowed = (length / 4).max(1);
+    let longest = spellings.iter().map(|s| folded_len(s)).max().unwrap_or(0);
+    if length > longest.saturating_add(allowed) {
+        return None;
+    }
     let target = folded(found);
     let mut same = spellings.iter().filter(|s| folded(s) == target);
     if let (Some(only), None) = (same.next(), same.next()) {
         return Some(only);
     }
-    let allowed = (target.len() / 4).max(1);
+    // Distances past `allowed` are never suggested, so they are not computed
+    // exactly: the nearest within `allowed`, unless two are, is the answer.
     let mut best: Option<(usize, &'a str, bool)> = None;
     for &spelling in spellings {
-        let distance = edit_distance(&target, &folded(spelling));
+        let Some(distance) = edit_distance_within(&target, &folded(spelling), allowed) else { continue };
         best = match best {
             Some((d, _, _)) if distance > d => best,
             Some((d, first, _)) if distance == d => Some((d, first, true)),
             _ => Some((distance, spelling, false)),
         };
     }
-    best.filter(|&(distance, _, tied)| distance <= allowed && !tied).map(|(_, spelling, _)| spelling)
+    best.filter(|&(_, _, tied)| !tied).map(|(_, spelling, _)| spelling)
 }
 
 /// `text`'s bytes, ASCII letters lowercased, `_` and `-` left out (every
@@ -131,22 +150,38 @@ fn folded(text: &str) -> Vec<u8> {
     text.bytes().filter(|b| *b != b'_' && *b != b'-').map(|b| b.to_ascii_lowercase()).collect()
 }
 
-/// Levenshtein's distance between two byte strings, one row at a time.
+/// The length of `folded(text)`, counted without the copy.
+fn folded_len(text: &str) -> usize {
+    text.bytes().filter(|b| *b != b'_' && *b != b'-').count()
+}
+
+/// Levenshtein's distance between two byte strings if it is at most
+/// `limit`, else `None`: one row at a time, stopping at the first row whose
+/// least entry exceeds `limit` (entries never decrease from one row to the
+/// next along any path, so the distance would too).
 /// Written here rather than taken from `strsim`: its `char`-generic version
 /// with Unicode lowercasing made the browser module 6.1 KB gzipped larger,
 /// these bytes 0.9 KB (scripts/build.sh's figures).
-fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+fn edit_distance_within(a: &[u8], b: &[u8], limit: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > limit {
+        return None;
+    }
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, &x) in a.iter().enumerate() {
         let mut diagonal = row[0];
         row[0] = i + 1;
+        let mut least = row[0];
         for (j, &y) in b.iter().enumerate() {
             let substituted = diagonal + usize::from(x != y);
             diagonal = row[j + 1];
             row[j + 1] = substituted.min(row[j] + 1).min(diagonal + 1);
+            least = least.min(row[j + 1]);
+        }
+        if least > limit {
+            return None;
         }
     }
-    row[b.len()]
+    Some(row[b.len()]).filter(|&distance| distance <= limit)
 }
 
 /// Joins JSON path segments: `a` + `b` = `a.b`, `a` + `[3]` = `a[3]`.
@@ -183,7 +218,7 @@ pub(crate) fn reject_repeats<'a>(values: impl Iterator<Item = &'a str>, path: &s
         Some(index) => Err(Error::new(
             ErrorCode::DuplicateValue,
             format!("{path}[{index}]"),
-            format!("{} is listed twice", crate::json::quoted_short(values[index])),
+            format!("{} is listed twice", quoted_short(values[index])),
         )),
     }
 }
@@ -215,6 +250,100 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Levenshtein's distance, plain and whole: what `edit_distance_within`
+    /// must agree with.
+    fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, &x) in a.iter().enumerate() {
+            let mut diagonal = row[0];
+            row[0] = i + 1;
+            for (j, &y) in b.iter().enumerate() {
+                let substituted = diagonal + usize::from(x != y);
+                diagonal = row[j + 1];
+                row[j + 1] = substituted.min(row[j] + 1).min(diagonal + 1);
+            }
+        }
+        row[b.len()]
+    }
+
+    /// `did_you_mean` as it was before its cost was bounded: every distance
+    /// computed whole, for every length of `found`.
+    fn did_you_mean_unbounded<'a>(found: &str, spellings: &[&'a str]) -> Option<&'a str> {
+        let target = folded(found);
+        let mut same = spellings.iter().filter(|s| folded(s) == target);
+        if let (Some(only), None) = (same.next(), same.next()) {
+            return Some(only);
+        }
+        let allowed = (target.len() / 4).max(1);
+        let mut best: Option<(usize, &'a str, bool)> = None;
+        for &spelling in spellings {
+            let distance = edit_distance(&target, &folded(spelling));
+            best = match best {
+                Some((d, _, _)) if distance > d => best,
+                Some((d, first, _)) if distance == d => Some((d, first, true)),
+                _ => Some((distance, spelling, false)),
+            };
+        }
+        best.filter(|&(distance, _, tied)| distance <= allowed && !tied).map(|(_, spelling, _)| spelling)
+    }
+
+    proptest! {
+        #[test]
+        fn the_bounded_distance_is_the_plain_one_within_its_limit(
+            a in proptest::collection::vec(0u8..4, 0..24),
+            b in proptest::collection::vec(0u8..4, 0..24),
+            limit in 0usize..30,
+        ) {
+            let plain = edit_distance(&a, &b);
+            prop_assert_eq!(edit_distance_within(&a, &b, limit), Some(plain).filter(|&d| d <= limit));
+        }
+
+        #[test]
+        fn the_bounded_suggestion_is_the_unbounded_one(
+            found in "[abAB_-]{0,40}",
+            spellings in proptest::collection::vec("[ab]{1,12}", 1..6),
+        ) {
+            let spellings: Vec<&str> = spellings.iter().map(String::as_str).collect();
+            prop_assert_eq!(did_you_mean(&found, &spellings), did_you_mean_unbounded(&found, &spellings));
+        }
+
+        #[test]
+        fn the_bounded_suggestion_is_the_unbounded_one_for_real_vocabularies(
+            found in "[a-zA-Z_-]{0,24}",
+            pick in 0usize..4,
+        ) {
+            let spellings = [
+                crate::vocab::BackendOp::SPELLINGS,
+                crate::vocab::Provider::SPELLINGS,
+                crate::vocab::OperatingSystem::SPELLINGS,
+                crate::limits::Limits::NAMES,
+            ][pick];
+            prop_assert_eq!(did_you_mean(&found, spellings), did_you_mean_unbounded(&found, spellings));
+        }
+    }
+
+    #[test]
+    fn a_spelling_far_longer_than_any_known_one_gets_no_suggestion() {
+        let ops = crate::vocab::BackendOp::SPELLINGS;
+        let longest = ops.iter().map(|s| s.len()).max().unwrap();
+        // At every length from near the longest spelling to far past it, the
+        // bounded answer is the unbounded one.
+        for length in longest.saturating_sub(4)..longest * 3 {
+            let found = "q".repeat(length);
+            assert_eq!(did_you_mean(&found, ops), did_you_mean_unbounded(&found, ops), "{length}");
+            let near = format!("{}{}", ops[0], "q".repeat(length.saturating_sub(ops[0].len())));
+            assert_eq!(did_you_mean(&near, ops), did_you_mean_unbounded(&near, ops), "{near}");
+        }
+        // 16 MiB: no suggestion (the unbounded search took 100 s on this).
+        let huge = "q".repeat(16 << 20);
+        assert_eq!(did_you_mean(&huge, ops), None);
+        // `_` and `-` are folded away before lengths are compared: a long
+        // run of them around a near spelling still gets its suggestion.
+        let padded = format!("{}matmull{}", "_".repeat(1 << 20), "-".repeat(1 << 20));
+        assert_eq!(did_you_mean(&padded, ops), Some("matmul"));
+    }
 
     #[test]
     fn the_first_repeat_is_the_earliest_position_that_repeats_an_earlier_name() {
@@ -242,12 +371,12 @@ mod tests {
         assert_eq!(did_you_mean("xyz", &["abc", "xya", "xyb"]), None, "two equally near");
         assert_eq!(did_you_mean("webgpu", crate::vocab::Provider::SPELLINGS), Some("webGpu"));
         let error = Error::unknown_spelling("BackendOp", "matmull", ops);
-        assert_eq!(error.message, "unknown BackendOp `matmull`: did you mean `matmul`?");
+        assert_eq!(error.message, r#"unknown BackendOp "matmull": did you mean "matmul"?"#);
         assert_eq!(error.expected.len(), ops.len());
         assert_eq!(edit_distance(b"kitten", b"sitting"), 3);
         assert_eq!(edit_distance(b"", b"abc"), 3);
         assert_eq!(edit_distance(b"flaw", b"lawn"), 2);
         let error = Error::unknown_spelling("BackendOp", "qqqqqqq", ops);
-        assert!(error.message.starts_with("unknown BackendOp `qqqqqqq`, expected one of: "), "{}", error.message);
+        assert!(error.message.starts_with(r#"unknown BackendOp "qqqqqqq", expected one of: "#), "{}", error.message);
     }
 }

@@ -196,7 +196,49 @@ fn help_is_derived_from_the_tables() {
     // A misspelled command says which it meant.
     let out = run(&["plans"], b"");
     assert_eq!(out.status, 2);
-    assert!(out.stderr.contains("unknown command `plans`: did you mean `plan`?"), "{}", out.stderr);
+    assert!(out.stderr.contains(r#"unknown command "plans": did you mean "plan"?"#), "{}", out.stderr);
+}
+
+/// Issue 32, finding 9: every argument an error echoes is quoted as JSON and
+/// cut past 64 bytes, so that stderr stays one line (a newline, an escape or
+/// a direction override in an argument cannot break or turn it) and a
+/// 100,000-byte argument is not repeated whole.
+#[test]
+fn every_argument_echoed_in_an_error_is_quoted_and_cut() {
+    let hostile = format!("a\nb\u{1b}[31m\u{202e}c{}", "x".repeat(100_000));
+    // What `quoted_short` writes for it: the first 64 bytes, escaped.
+    let shown = format!(r#""a\nb\u001b[31m\u202ec{}"… (100012 bytes)"#, "x".repeat(52));
+    let option = format!("--{hostile}");
+    let option_shown = format!(r#""--a\nb\u001b[31m\u202ec{}"… (100014 bytes)"#, "x".repeat(50));
+    let limit = format!("{hostile}=1");
+    let pretty = format!("--pretty={hostile}");
+    let cases: Vec<(Vec<&str>, &str, String)> = vec![
+        (vec![&hostile], "[usage] at command: unknown command ", shown.clone()),
+        (vec!["target", &hostile], "[unknown-variant] at preset: unknown Preset ", shown.clone()),
+        (vec!["probe", &hostile], "[unknown-variant] at preset: unknown Preset ", shown.clone()),
+        (vec!["target", "portableCpu", "--os", &hostile], "[unknown-variant] at --os: ", shown.clone()),
+        (vec!["target", "linuxCpu", "--arch", &hostile], "[unknown-variant] at --arch: ", shown.clone()),
+        (vec!["schema", &hostile], "[unknown-variant] at name: unknown SchemaName ", shown.clone()),
+        (vec!["plan", "--limit", &limit], "[unknown-variant] at --limit: unknown limit ", shown.clone()),
+        (vec!["probe", "linuxCpu", "--timeout-ms", &hostile], "[invalid-value] at --timeout-ms: ", shown.clone()),
+        (vec!["presets", &option], "[usage] at [", option_shown.clone()),
+        (vec!["presets", &pretty], "[usage] at --pretty: ", shown.clone()),
+    ];
+    for (args, starts, quoted) in &cases {
+        let out = run(args, b"");
+        let case = &args[..args.len() - 1];
+        assert_eq!(out.status, 2, "{case:?}: {}", out.stderr);
+        assert!(out.stdout.is_empty(), "{case:?}");
+        let line = out.stderr.strip_suffix('\n').unwrap_or_else(|| panic!("{case:?}: {:?}", out.stderr));
+        assert!(
+            !line.chars().any(|c| c.is_control() || c == '\u{202e}'),
+            "{case:?}: a control or direction character in {line:?}"
+        );
+        assert!(line.len() < 1_500, "{case:?}: {} bytes", line.len());
+        let line = line.strip_prefix("backend-targets: error ").unwrap();
+        assert!(line.starts_with(starts), "{case:?}: {line}");
+        assert!(line.contains(quoted.as_str()), "{case:?}: {line}");
+    }
 }
 
 /// The README's plan request example plans, as the README says it does.

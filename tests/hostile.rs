@@ -241,6 +241,35 @@ fn messages_quote_long_keys_and_values_in_part() {
     assert!(error.message.len() < 1_000, "{} bytes", error.message.len());
 }
 
+/// Issue 32: an unknown spelling of 16 MiB (inside the default limits) was
+/// compared by edit distance, whole, with every known one: some 100 s of
+/// work for one request. Far longer than any known spelling, it is nearer to
+/// none of them than a suggestion may be: refused without a suggestion, as
+/// before, and at the cost of reading it.
+#[test]
+fn a_sixteen_megabyte_unknown_spelling_is_refused_without_a_suggestion() {
+    // The whole request is 16 MiB, the default limit `requestBytes`.
+    let request = format!(r#"{{"ops":["{}"]}}"#, "q".repeat((16 << 20) - 12));
+    assert_eq!(request.len(), Limits::DEFAULT.request_bytes);
+    let error = plan_text(&request).unwrap_err();
+    assert_eq!((error.code, error.path.as_str()), (ErrorCode::UnknownVariant, "ops[0]"));
+    assert!(error.message.starts_with(r#"unknown spelling "qqqq"#), "{}", &error.message[..200]);
+    assert!(error.message.contains("(16777204 bytes), expected one of: "), "{}", &error.message[..200]);
+    assert!(!error.message.contains("did you mean"));
+    assert_eq!(error.expected, vocab::BackendOp::SPELLINGS);
+    let request = format!(r#"{{"ops":[],"{}":1}}"#, "q".repeat((16 << 20) - 15));
+    let error = plan_text(&request).unwrap_err();
+    assert_eq!(error.code, ErrorCode::UnknownField);
+    assert!(error.message.contains("(16777201 bytes), expected one of: "), "{}", &error.message[..200]);
+    assert!(!error.message.contains("did you mean"));
+    // A near spelling inside 16 MiB of `_`, which spellings are compared
+    // without, still gets its suggestion.
+    let padded = format!("{}matMull", "_".repeat((16 << 20) - 19));
+    let error = plan_text(&format!(r#"{{"ops":["{padded}"]}}"#)).unwrap_err();
+    assert_eq!(error.code, ErrorCode::UnknownVariant);
+    assert!(error.message.ends_with(r#": did you mean "matmul"?"#), "{}", &error.message[..200]);
+}
+
 #[test]
 fn vocabulary_names_take_the_right_article() {
     let error = parse_target(r#"{"os": 1}"#).unwrap_err();

@@ -8,6 +8,7 @@
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
 use std::io::Write;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -877,6 +878,18 @@ fn probe_ended_by(signal: i32, name: &str) -> (i32, i32) {
         .env("FAKE_CUDA_PIDFILE", &file)
         .stdout(Stdio::null())
         .stderr(Stdio::null());
+    // The probe handles `signal` only where it would end the probe (its
+    // default action); a test run as a background job starts with SIGINT
+    // ignored, and the probe would inherit that: set it as a terminal does.
+    // SAFETY: signal is async-signal-safe; the closure runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            if signal != libc::SIGKILL {
+                libc::signal(signal, libc::SIG_DFL);
+            }
+            Ok(())
+        })
+    };
     let mut child = cmd.spawn().unwrap();
     let pids = pids_in(&file);
     // SAFETY: signals a child this test started.
@@ -901,6 +914,168 @@ fn ending_the_probe_ends_its_checks() {
     assert!(!alive(check), "SIGKILL: the check {check} outlived the probe");
     // SAFETY: ends the orphan this case leaves.
     unsafe { libc::kill(fork, libc::SIGKILL) };
+}
+
+/// The `SigBlk` and `SigIgn` masks of `pid` (bit `n - 1` for signal `n`).
+fn signal_masks(pid: i32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = |name: &str| {
+        let line = status.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name}: {status}"));
+        u64::from_str_radix(line[name.len()..].trim(), 16).unwrap()
+    };
+    (field("SigBlk:"), field("SigIgn:"))
+}
+
+#[test]
+fn checks_start_with_termination_signals_unblocked_and_default() {
+    // A probe started as a background job or under nohup has SIGINT and
+    // SIGHUP ignored; its checks (and what a driver forks) must not inherit
+    // that, nor the mask the probe holds while it spawns them.
+    let s = stand_ins();
+    let file = s.root.join("signals.pid");
+    let _ = std::fs::remove_file(&file);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["probe", "linuxCuda", "--timeout-ms", "20000"])
+        .env("LD_LIBRARY_PATH", &s.ok)
+        .env("FAKE_CUDA_MODE", "fork-hang")
+        .env("FAKE_CUDA_PIDFILE", &file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    // SAFETY: signal is async-signal-safe; the closure runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        })
+    };
+    let start = Instant::now();
+    let child = cmd.spawn().unwrap();
+    let (fork, check_pid) = pids_in(&file);
+    let termination: u64 = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP].iter().map(|&n| 1u64 << (n - 1)).sum();
+    for (what, pid) in [("check", check_pid), ("driver's fork", fork)] {
+        let (blocked, ignored) = signal_masks(pid);
+        assert_eq!(blocked, 0, "the {what} {pid} starts with signals blocked: SigBlk {blocked:#x}");
+        assert_eq!(ignored & termination, 0, "the {what} {pid} ignores termination signals: SigIgn {ignored:#x}");
+    }
+    // `kill PID` ends a driver's leftover helper, and the check itself.
+    // SAFETY: signals processes this test's probe started.
+    unsafe { libc::kill(fork, libc::SIGTERM) };
+    assert!(!alive(fork), "the driver's fork {fork} survived SIGTERM");
+    // SAFETY: as above.
+    unsafe { libc::kill(check_pid, libc::SIGTERM) };
+    let output = child.wait_with_output().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(10), "the check survived SIGTERM: {:?}", start.elapsed());
+    let r: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "check-crashed"), "{r:#}");
+    assert_eq!(check(&r, "cuda")["signal"], libc::SIGTERM, "{r:#}");
+}
+
+#[test]
+fn what_a_driver_detaches_with_setsid_ends_with_its_check() {
+    let s = stand_ins();
+    // A daemon that left the check's group and session: reparented to the
+    // command (a child subreaper) when its parent dies, and ended with the
+    // checks; once started by the check itself, once by a process that
+    // exited at once (a double fork).
+    for mode in ["setsid", "setsid-twice"] {
+        let file = s.root.join(format!("{mode}.pid"));
+        let _ = std::fs::remove_file(&file);
+        let env = [("FAKE_CUDA_MODE", mode), ("FAKE_CUDA_PIDFILE", file.to_str().unwrap())];
+        let run = command(&["probe", "linuxCuda"], &[&s.ok], &env, "");
+        assert_eq!(decided(&run.json, "accelerator", "cuda"), pair("kept", "device-available"), "{mode}");
+        assert!(run.wall < Duration::from_secs(2), "{mode}: waited for the daemon: {:?}", run.wall);
+        let (daemon, _) = pids_in(&file);
+        let left = alive(daemon);
+        if left {
+            // SAFETY: ends the daemon this case started, left behind.
+            unsafe { libc::kill(daemon, libc::SIGKILL) };
+        }
+        assert!(!left, "{mode}: the detached daemon {daemon} outlived the probe");
+    }
+}
+
+#[test]
+fn what_a_driver_detaches_ends_with_a_probe_ended_by_a_signal() {
+    let s = stand_ins();
+    // The check detaches a daemon (setsid), then hangs; the probe is ended
+    // by SIGTERM while it runs: the daemon goes with it.
+    let file = s.root.join("setsid-hang.pid");
+    let _ = std::fs::remove_file(&file);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["probe", "linuxCuda", "--timeout-ms", "20000"])
+        .env("LD_LIBRARY_PATH", &s.ok)
+        .env("FAKE_CUDA_MODE", "setsid-hang")
+        .env("FAKE_CUDA_PIDFILE", &file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: signal is async-signal-safe; the closure runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            Ok(())
+        })
+    };
+    let mut child = cmd.spawn().unwrap();
+    let (daemon, check_pid) = pids_in(&file);
+    let start = Instant::now();
+    // SAFETY: signals the probe this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(libc::SIGTERM), "{status}");
+    assert!(start.elapsed() < Duration::from_secs(2), "the probe took {:?} to end", start.elapsed());
+    assert!(!alive(check_pid), "the check {check_pid} outlived the probe");
+    let left = alive(daemon);
+    if left {
+        // SAFETY: ends the daemon this case started, left behind.
+        unsafe { libc::kill(daemon, libc::SIGKILL) };
+    }
+    assert!(!left, "the detached daemon {daemon} outlived the probe ended by SIGTERM");
+}
+
+#[test]
+fn checks_start_when_the_command_is_replaced_or_deleted_mid_run() {
+    let s = stand_ins();
+    // An upgrade replaces the command's file (or removes it) while a probe
+    // runs: the checks that start after it (cuBLAS waits for the driver's
+    // check) still run this probe's own executable.
+    for replaced in [false, true] {
+        let dir = s.root.join(format!("upgrade-{replaced}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bin = dir.join("backend-targets");
+        std::fs::copy(BIN, &bin).unwrap();
+        let file = dir.join("slow.pid");
+        let _ = std::fs::remove_file(&file);
+        let mut cmd = Command::new(&bin);
+        cmd.args(["probe", "linuxCuda", "--timeout-ms", "20000"])
+            .env("LD_LIBRARY_PATH", &s.ok)
+            .env("FAKE_CUDA_MODE", "slow:300")
+            .env("FAKE_CUDA_PIDFILE", &file)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        // The copy's write descriptor may still be open in a child another
+        // test forked meanwhile (until its exec): "text file busy" a moment.
+        let start = Instant::now();
+        let child = loop {
+            match cmd.spawn() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && start.elapsed().as_secs() < 5 => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                spawned => break spawned.unwrap(),
+            }
+        };
+        pids_in(&file);
+        std::fs::remove_file(&bin).unwrap();
+        if replaced {
+            std::fs::write(&bin, "#!/bin/sh\nexit 1\n").unwrap();
+            std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        }
+        let output = child.wait_with_output().unwrap();
+        let r: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let what = if replaced { "replaced" } else { "deleted" };
+        assert_eq!(decided(&r, "accelerator", "cuda"), pair("kept", "device-available"), "{what}: {r:#}");
+        assert_eq!(decided(&r, "feature", "cuBLAS"), pair("kept", "library-available"), "{what}: {r:#}");
+    }
 }
 
 #[test]
@@ -929,6 +1104,29 @@ fn what_a_library_prints_is_never_taken_for_the_answer() {
     // A library that exits inside its call: no answer.
     let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "exit")]);
     assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "check-crashed"));
+}
+
+#[test]
+fn a_library_that_takes_the_answer_channel_gets_no_answer_written_to_it() {
+    let s = stand_ins();
+    // A library closes descriptor 3 and opens its log, which gets 3: the
+    // answer still reaches the probe, and nothing is appended to the log.
+    let log = s.root.join("take-channel.log");
+    let _ = std::fs::remove_file(&log);
+    let env = [("FAKE_CUDA_MODE", "take-channel"), ("FAKE_CUDA_LOG", log.to_str().unwrap())];
+    let r = probe(&["linuxCuda"], &[&s.ok], &env);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("kept", "device-available"), "{r:#}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "", "the answer went into the library's log");
+    // It closes every descriptor first: no channel is left, and the probe
+    // says so; still nothing in the log.
+    let log = s.root.join("take-all.log");
+    let _ = std::fs::remove_file(&log);
+    let env = [("FAKE_CUDA_MODE", "take-all"), ("FAKE_CUDA_LOG", log.to_str().unwrap())];
+    let r = probe(&["linuxCuda"], &[&s.ok], &env);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "check-crashed"), "{r:#}");
+    let message = check(&r, "cuda")["message"].as_str().unwrap();
+    assert!(message.contains("lost its answer channel"), "{message}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "", "the answer went into the library's log");
 }
 
 #[test]

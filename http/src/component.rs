@@ -1,6 +1,8 @@
 //! The `wasi:http/proxy` export (only in the `wasm32-wasip2` build): the edge
 //! between a `wasi:http` host (`wasmtime serve`: one fresh instance per
-//! request) and `service`. It routes a request, reads its body when the
+//! request) and `service`. It answers a head the conversion to an
+//! `http::Request` cannot take (`service::refuse_head`) with a 4xx, routes a
+//! request, reads its body when the
 //! route takes one, refusing it (413) as soon as the route's limit is passed,
 //! declared (`content-length`) or read, without reading the rest, and
 //! answering 408 when the body pauses for `BODY_IDLE_TIMEOUT_MS`, then writes
@@ -16,14 +18,14 @@
 //! (through `wasip2` 1.0.4), the version wasmtime 48's host serves.
 
 use http_body_util::{BodyExt, LengthLimitError, Limited};
-use wasip2::http::types::{IncomingRequest, ResponseOutparam};
+use wasip2::http::types::{IncomingRequest, Method, ResponseOutparam};
 use wstd::future::FutureExt;
 use wstd::http::request::try_from_incoming;
 use wstd::http::server::Responder;
 use wstd::http::{Body, HeaderName, HeaderValue, Request, Response, StatusCode};
 use wstd::time::Duration;
 
-use crate::service::{BODY_IDLE_TIMEOUT_MS, Reply, Step, route};
+use crate::service::{BODY_IDLE_TIMEOUT_MS, Reply, Step, refuse_head, route, unconverted};
 
 /// The proxy world's `incoming-handler`: what `#[wstd::http_server]` expands
 /// to (wstd 0.6.8), with one change. The macro unwraps the result of writing
@@ -37,22 +39,47 @@ impl wasip2::exports::http::incoming_handler::Guest for Export {
     fn handle(request: IncomingRequest, response_out: ResponseOutparam) {
         let responder = Responder::new(response_out);
         wstd::runtime::block_on(async move {
-            match try_from_incoming(request) {
-                // A reply that cannot be written has no one to tell.
-                Ok(request) => drop(responder.respond(serve(request).await).await),
-                // The host's request did not convert (headers, method): the
-                // host answers it (500), as the macro does.
-                Err(error) => responder.fail(error),
-            }
+            // A head the conversion cannot take (no or a malformed Host,
+            // CONNECT, a target that is not a path) is the client's error:
+            // answered here, where the macro would leave the host to answer
+            // 500 ("worker failed").
+            let method = method_name(request.method());
+            let (authority, target) = (request.authority(), request.path_with_query());
+            let reply = match refuse_head(&method, authority.as_deref(), target.as_deref()) {
+                Some(refused) => refused,
+                None => match try_from_incoming(request) {
+                    Ok(request) => answer(request).await,
+                    // Anything else the conversion refuses (a header, a
+                    // length) came from the request too.
+                    Err(error) => unconverted(&error.to_string()),
+                },
+            };
+            // A reply that cannot be written has no one to tell.
+            drop(responder.respond(response(reply)).await);
         })
     }
 }
 
 wasip2::http::proxy::export!(Export with_types_in wasip2);
 
-/// Answers one request.
-async fn serve(request: Request<Body>) -> Response<Body> {
-    let reply = answer(request).await;
+/// The method as the request spells it.
+fn method_name(method: Method) -> String {
+    match method {
+        Method::Get => "GET".into(),
+        Method::Head => "HEAD".into(),
+        Method::Post => "POST".into(),
+        Method::Put => "PUT".into(),
+        Method::Delete => "DELETE".into(),
+        Method::Connect => "CONNECT".into(),
+        Method::Options => "OPTIONS".into(),
+        Method::Trace => "TRACE".into(),
+        Method::Patch => "PATCH".into(),
+        Method::Other(other) => other,
+    }
+}
+
+/// The reply as a response.
+fn response(reply: Reply) -> Response<Body> {
     let length = HeaderValue::from(reply.body.len());
     let mut response = Response::new(Body::from(reply.body));
     *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

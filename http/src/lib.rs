@@ -10,7 +10,9 @@
 
 mod service;
 
-pub use service::{BODY_IDLE_TIMEOUT_MS, Pending, ROUTES, Reply, Route, Step, route, routes_markdown};
+pub use service::{
+    BODY_IDLE_TIMEOUT_MS, Pending, ROUTES, Reply, Route, Step, refuse_head, route, routes_markdown, unconverted,
+};
 
 #[cfg(all(target_os = "wasi", target_env = "p2"))]
 mod component;

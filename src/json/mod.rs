@@ -11,7 +11,8 @@ mod error;
 pub(crate) mod plain;
 
 pub(crate) use document::Json;
-pub(crate) use error::quoted_short;
+pub(crate) use error::quoted;
+pub use error::quoted_short;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

@@ -57,7 +57,8 @@ fn number_unexpected(value: f64, text: &str) -> Unexpected<'static> {
     });
     match whole.flatten() {
         Some(n) if digits.len() == text.len() => Unexpected::Unsigned(n),
-        Some(n) if n <= 1 << 63 => Unexpected::Signed(0i64.wrapping_sub_unsigned(n)),
+        // `-0` is no integer to serde_json: a float, "the number -0".
+        Some(n) if (1..=1 << 63).contains(&n) => Unexpected::Signed(0i64.wrapping_sub_unsigned(n)),
         _ => Unexpected::Other(super::document::number_kind(value)),
     }
 }
@@ -81,6 +82,12 @@ fn wrong_type(key: Option<&str>, expected: &str, found: &Plain) -> Error {
 /// sentence for a struct given something else.
 pub fn not_an_object(form: &str, found: &Plain) -> Error {
     wrong_type(None, &format!("struct {form}"), found)
+}
+
+/// A key that repeats an earlier one (JSON text can repeat a key; the host's
+/// parse would keep the last), where the strict reader finds it.
+pub fn duplicate_field(key: &str) -> Error {
+    at(Some(key), ErrorCode::DuplicateField, format!("duplicate field {}", super::error::quoted_short(key)))
 }
 
 /// A key that is not one of `fields`.
@@ -143,8 +150,9 @@ fn article(type_name: &str) -> &'static str {
 }
 
 /// Text that the host could not parse as JSON (in the browser, what
-/// `JSON.parse` said): the strict reader's code, at the top level.
-#[cfg(detect_only)]
+/// `JSON.parse` said, or what `plainFields` says serde_json would): the
+/// strict reader's code, at the top level.
+#[cfg(any(test, detect_only))]
 pub fn not_json(why: &str) -> Error {
     Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {why}"))
 }
@@ -179,6 +187,19 @@ pub(crate) mod tests {
             Just(("-0.25".to_string(), -0.25)),
             Just(("5e-324".to_string(), 5e-324)),
             Just(("1.7976931348623157e+308".to_string(), f64::MAX)),
+            // As JSON text may write them, which JavaScript never does:
+            // `plainFields` hands over the text as written (issue 32).
+            Just(("5.0".to_string(), 5.0)),
+            Just(("1e2".to_string(), 100.0)),
+            Just(("1E+3".to_string(), 1000.0)),
+            Just(("0.5e1".to_string(), 5.0)),
+            Just(("-0".to_string(), -0.0)),
+            Just(("-0.0".to_string(), -0.0)),
+            Just(("1e-400".to_string(), 0.0)),
+            Just(("-1e-400".to_string(), -0.0)),
+            Just(("4294967295.000".to_string(), 4294967295.0)),
+            Just(("9007199254740993".to_string(), 9007199254740992.0)),
+            Just(("-9223372036854775809".to_string(), -9223372036854775808.0)),
         ]
         .prop_map(|(text, value)| (text.clone(), Plain::Number(value, text)));
         let text = prop_oneof![
@@ -211,12 +232,32 @@ pub(crate) mod tests {
             1 => Just("verify_device".to_string()),
             1 => Just("power".to_string()),
             1 => "[a-zA-Z .\\[\\]\"é]{0,70}",
+            1 => "[0-9]{1,3}",
         ]
     }
 
     /// The direct reader on a top-level value and, for an object, its fields.
     fn direct(top: &Plain, fields: &[(String, Plain)]) -> Result<ProbeOptions> {
         ProbeOptions::from_plain(top, &mut fields.iter().cloned())
+    }
+
+    /// The direct reader on an object's fields answers as the strict one on
+    /// its text, with one difference, by design: the detect-only module does
+    /// not verify, and refuses any `verify` but `false` where it meets it,
+    /// once every field before it has read as the strict reader reads it.
+    fn agrees(plain: &[(String, Plain)], text: &str) -> std::result::Result<(), TestCaseError> {
+        let read = direct(&Plain::Object, plain);
+        if let Err(error) = &read
+            && error.code == ErrorCode::UnsupportedOption
+        {
+            prop_assert_eq!(error.path.as_str(), "verify");
+            let at = plain.iter().position(|(k, _)| k == "verify").unwrap();
+            prop_assert!(!matches!(plain[at].1, Plain::Bool(false)));
+            prop_assert!(direct(&Plain::Object, &plain[..at]).is_ok());
+        } else {
+            prop_assert_eq!(read, from_json::<ProbeOptions>(text), "{}", text);
+        }
+        Ok(())
     }
 
     proptest! {
@@ -238,18 +279,21 @@ pub(crate) mod tests {
                 unique.iter().map(|(k, (t, _))| format!("{}:{t}", quoted(k))).collect::<Vec<_>>().join(",")
             );
             let plain: Vec<(String, Plain)> = unique.into_iter().map(|(k, (_, v))| (k, v)).collect();
-            let read = direct(&Plain::Object, &plain);
-            // The one difference, by design: the detect-only module does not
-            // verify, and refuses any `verify` but `false` where it meets it,
-            // once every field before it has read as the strict reader reads it.
-            if let Err(error) = &read && error.code == ErrorCode::UnsupportedOption {
-                prop_assert_eq!(error.path.as_str(), "verify");
-                let at = plain.iter().position(|(k, _)| k == "verify").unwrap();
-                prop_assert!(!matches!(plain[at].1, Plain::Bool(false)));
-                prop_assert!(direct(&Plain::Object, &plain[..at]).is_ok());
-            } else {
-                prop_assert_eq!(read, from_json::<ProbeOptions>(&text), "{}", text);
-            }
+            agrees(&plain, &text)?;
+        }
+
+        /// JSON text may repeat a key, and `plainFields` hands over every
+        /// use of it, in the text's order.
+        #[test]
+        fn an_object_s_text_with_repeated_keys_reads_as_the_strict_reader_reads_it(
+            fields in proptest::collection::vec((key(), value()), 0..6)
+        ) {
+            let text = format!(
+                "{{{}}}",
+                fields.iter().map(|(k, (t, _))| format!("{}:{t}", quoted(k))).collect::<Vec<_>>().join(",")
+            );
+            let plain: Vec<(String, Plain)> = fields.into_iter().map(|(k, (_, v))| (k, v)).collect();
+            agrees(&plain, &text)?;
         }
 
         #[test]
@@ -258,6 +302,45 @@ pub(crate) mod tests {
         ) {
             prop_assert_eq!(direct(&top, &[]), from_json::<ProbeOptions>(&text), "{}", text);
         }
+    }
+
+    /// Issue 32, finding 5: JSON text as `plainFields` (src/wasm/plain.js)
+    /// hands it over, field by field in the text's order with each number's
+    /// own text, reads as the strict reader reads the text: `5.0`, `1e2`,
+    /// `-0`, `1e-400` and `4294967295.000` are `invalid-value`, a repeated key
+    /// `duplicate-field`, `1e400` `invalid-json`, integer-like keys in place.
+    /// tests/js/js-halves.test.mjs holds `plainFields` to the same file.
+    #[test]
+    fn json_text_as_plain_fields_hands_it_reads_as_the_strict_reader_reads_it() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/vectors/probe-options-text.json");
+        let cases: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let cases = cases.as_array().unwrap();
+        assert!(cases.len() >= 40, "the case list shrank: {}", cases.len());
+        let mut codes = std::collections::BTreeSet::new();
+        for case in cases {
+            let text = case["text"].as_str().unwrap();
+            let strict = from_json::<ProbeOptions>(text);
+            if let Some(refused) = case["refused"].as_str() {
+                assert_eq!(Err(not_json(refused)), strict, "{text}");
+                continue;
+            }
+            let flat = case["flat"].as_array().unwrap();
+            let item = |i: usize| match flat[i].as_u64().unwrap() {
+                0 => Plain::Null,
+                1 => Plain::Bool(flat[i + 1].as_bool().unwrap()),
+                2 => Plain::Number(flat[i + 1].as_f64().unwrap(), flat[i + 2].as_str().unwrap().to_string()),
+                3 => Plain::String(flat[i + 1].as_str().unwrap().to_string()),
+                4 => Plain::Array,
+                _ => Plain::Object,
+            };
+            let fields: Vec<(String, Plain)> =
+                (3..flat.len()).step_by(4).map(|i| (flat[i].as_str().unwrap().to_string(), item(i + 1))).collect();
+            let direct = direct(&item(0), &fields);
+            assert_eq!(direct, strict, "{text}");
+            codes.insert(direct.map_err(|e| e.code.as_str()).err().unwrap_or("ok"));
+        }
+        let want = ["duplicate-field", "invalid-value", "ok", "unknown-field", "unknown-variant", "wrong-type"];
+        assert_eq!(codes.into_iter().collect::<Vec<_>>(), want);
     }
 
     #[test]

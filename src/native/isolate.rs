@@ -9,8 +9,13 @@
 //! - answers on a channel of its own, file descriptor `ANSWER_FD` (a pipe),
 //!   not stdout: what a library prints (stdout and stderr go to
 //!   `/dev/null`) can neither pass for the answer nor hide it, and the
-//!   parent reads only the new bytes, at most `MAX_ANSWER_BYTES`;
+//!   parent reads only the new bytes, at most `MAX_ANSWER_BYTES`; the
+//!   answer is written only to that pipe (checked by its inode, on
+//!   `ANSWER_FD` or a copy made before any library loaded), never to a file
+//!   a library opened in its place (`LOST_CHANNEL_STATUS`);
 //! - exits at once after its answer (`_exit`: no library destructor runs);
+//! - starts with no signal blocked and every disposition at its default,
+//!   whatever the probe's own were (`child_setup`);
 //! - runs in its own process group, killed as a group once it has
 //!   answered, at the deadline, or when the probe is ended by `SIGTERM`,
 //!   `SIGINT` or `SIGHUP`; on Linux it is killed when the probe dies
@@ -19,9 +24,13 @@
 //!   relative entries (`LoaderPath`): nothing is loaded from the caller's
 //!   working directory.
 //!
-//! What is left: a process a library moves out of the group (`setsid`) is
-//! not killed, and one it forks lives on if the probe itself is killed with
-//! `SIGKILL` (which nothing can catch) while the check runs.
+//! What a library moves out of the group (`setsid`) is ended with the checks
+//! only where the program asked for it (`adopt_detached_processes`, Linux:
+//! the command does), also when the probe is ended by `SIGTERM`, `SIGINT`
+//! or `SIGHUP` (the probe then ends within some 20 ms plus `end_adopted`'s
+//! 250 ms at most); otherwise it is not killed. What a library forks lives
+//! on if the probe itself is killed with `SIGKILL` (which nothing can catch)
+//! while the check runs.
 
 use std::sync::mpsc;
 use std::thread;
@@ -33,6 +42,12 @@ use crate::probe::native::{CheckReport, NativeCheck, NativeReason};
 /// The file descriptor a check's process writes its answer to.
 #[cfg(unix)]
 pub const ANSWER_FD: i32 = 3;
+
+/// The exit status of a check's process that found, when it came to answer,
+/// that a library had closed or replaced its answer channel (and the copy it
+/// made at its start): it wrote its answer nowhere.
+#[cfg(unix)]
+pub const LOST_CHANNEL_STATUS: i32 = 3;
 
 /// The most bytes an answer may take (a report with 64 devices is a few KiB).
 const MAX_ANSWER_BYTES: usize = 1 << 20;
@@ -63,6 +78,15 @@ fn answer_in(bytes: &[u8], check: NativeCheck) -> Option<Result<CheckReport, Str
 #[cfg(unix)]
 pub(crate) use unix::in_processes;
 
+#[cfg(target_os = "linux")]
+pub(crate) use unix::adopt_detached_processes;
+
+/// Elsewhere no process adopts orphans but the system's first.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn adopt_detached_processes() -> bool {
+    false
+}
+
 #[cfg(unix)]
 mod unix {
     use std::fs::File;
@@ -77,7 +101,7 @@ mod unix {
     use super::super::HELPER_COMMAND;
     use super::super::checks::Context;
     use super::super::load::LOADER_PATH_VARIABLE;
-    use super::{ANSWER_FD, MAX_ANSWER_BYTES, answer_in, crashed, timed_out};
+    use super::{ANSWER_FD, LOST_CHANNEL_STATUS, MAX_ANSWER_BYTES, answer_in, crashed, timed_out};
     use crate::probe::native::{CheckReport, NativeCheck};
 
     /// One check's process while it runs.
@@ -101,16 +125,28 @@ mod unix {
     ) -> Vec<CheckReport> {
         let start = Instant::now();
         kill_groups_on_termination();
+        #[cfg(target_os = "linux")]
+        PROBING.fetch_add(1, Ordering::SeqCst);
         let mut reports: Vec<Option<CheckReport>> = vec![None; checks.len()];
         let mut running: Vec<(usize, Running)> = Vec::new();
+        let mut started: Vec<libc::pid_t> = Vec::new();
         for (index, &check) in checks.iter().enumerate() {
             match spawn(helper, check, context) {
-                Ok(process) => running.push((index, process)),
+                Ok(process) => {
+                    started.push(process.child.id() as libc::pid_t);
+                    running.push((index, process));
+                }
                 Err(message) => reports[index] = Some(crashed(check, message)),
             }
         }
         while !running.is_empty() {
             wait_for_news(&running, deadline);
+            // Ended by a signal the handler left to this loop: no answer.
+            #[cfg(target_os = "linux")]
+            if TERMINATING.load(Ordering::SeqCst) != 0 {
+                running.drain(..).for_each(|(_, process)| end(process));
+                break;
+            }
             let now = Instant::now();
             let mut still = Vec::new();
             for (index, mut process) in running {
@@ -125,10 +161,107 @@ mod unix {
             }
             running = still;
         }
+        #[cfg(target_os = "linux")]
+        {
+            PROBING.fetch_sub(1, Ordering::SeqCst);
+            end_adopted(&started);
+            let signal = TERMINATING.load(Ordering::SeqCst);
+            if signal != 0 {
+                // SAFETY: raise is async-signal-safe; the handler left the
+                // signal's action at its default (SA_RESETHAND), so this
+                // ends the process as the signal would have.
+                unsafe { libc::raise(signal) };
+            }
+        }
         reports
             .into_iter()
             .zip(checks)
             .map(|(report, &check)| report.unwrap_or_else(|| timed_out(check, timeout_ms, "not run")))
+            .collect()
+    }
+
+    /// Whether `adopt_detached_processes` made this process a subreaper.
+    #[cfg(target_os = "linux")]
+    static ADOPTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+    /// How many `in_processes` calls are running.
+    #[cfg(target_os = "linux")]
+    static PROBING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// A termination signal whose handler, in a subreaper with a probe
+    /// running, left the process's end to that probe (0: none): the probe
+    /// ends its checks, then what they detached (`end_adopted`), then raises
+    /// the signal again. The handler stores it before it reads `PROBING`,
+    /// and a probe decrements `PROBING` before it reads it: one of the two
+    /// sees the other, so the signal is never lost.
+    #[cfg(target_os = "linux")]
+    static TERMINATING: AtomicI32 = AtomicI32::new(0);
+
+    #[cfg(target_os = "linux")]
+    pub(crate) fn adopt_detached_processes() -> bool {
+        // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes a flag; it changes
+        // only which process adopts this process's orphaned descendants.
+        let adopted = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) } == 0;
+        if adopted {
+            ADOPTING.store(true, Ordering::SeqCst);
+        }
+        adopted
+    }
+
+    /// Where this process adopts orphans: kills and reaps every child of
+    /// this process that is not one of the `checks` it started (all ended by
+    /// now), until none is left and every check has died (its own children
+    /// are reparented here only then), for at most 250 ms: a killed check
+    /// dies within a few milliseconds, but one stuck in the kernel dies only
+    /// when it leaves it, and the probe's answer must not wait for that.
+    #[cfg(target_os = "linux")]
+    fn end_adopted(checks: &[libc::pid_t]) {
+        if !ADOPTING.load(Ordering::SeqCst) {
+            return;
+        }
+        let until = Instant::now() + Duration::from_millis(250);
+        loop {
+            let children = children();
+            let mut adopted = false;
+            let mut checks_alive = false;
+            for (pid, zombie) in children {
+                if checks.contains(&pid) {
+                    checks_alive |= !zombie;
+                    continue;
+                }
+                adopted = true;
+                // SAFETY: `pid` is a child of this process, so its id cannot
+                // be reused before this process reaps it; killing a zombie
+                // does nothing, and waitpid reaps it without blocking.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
+                }
+            }
+            if (!adopted && !checks_alive) || Instant::now() >= until {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// This process's children (from `/proc`), each with whether it is a
+    /// zombie.
+    #[cfg(target_os = "linux")]
+    fn children() -> Vec<(libc::pid_t, bool)> {
+        // SAFETY: getpid has no preconditions.
+        let me = unsafe { libc::getpid() };
+        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+        entries
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<libc::pid_t>().ok())
+            .filter_map(|pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                // `pid (comm) state ppid ...`; comm may hold anything, `)` too.
+                let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
+                let state = fields.next()?;
+                let parent: libc::pid_t = fields.next()?.parse().ok()?;
+                (parent == me).then_some((pid, state == "Z"))
+            })
             .collect()
     }
 
@@ -150,12 +283,14 @@ mod unix {
         // SAFETY: getpid is async-signal-safe.
         let parent = unsafe { libc::getpid() };
         // SAFETY: the closure runs in the forked child before exec and calls
-        // only async-signal-safe functions (fcntl, dup2, prctl, getppid); it
-        // allocates nothing and takes no lock.
+        // only async-signal-safe functions (fcntl, dup2, prctl, getppid,
+        // sigaction, sigemptyset, sigprocmask); it allocates nothing and
+        // takes no lock.
         unsafe { command.pre_exec(move || child_setup(write_fd, parent)) };
         // A termination signal that arrives between the spawn and the group's
         // registration would miss the group: hold those signals back until it
-        // is registered (the child's mask is reset by `spawn`).
+        // is registered (the child inherits this mask through the fork, and
+        // `child_setup` clears it before exec).
         let held = TerminationHeld::now();
         let child = command.spawn().map_err(|e| cannot(&helper.display().to_string(), e))?;
         let slot = register(child.id() as i32);
@@ -222,7 +357,41 @@ mod unix {
         }
         #[cfg(not(target_os = "linux"))]
         let _ = parent;
+        default_signals();
         Ok(())
+    }
+
+    /// In the child, between fork and exec: every signal's disposition back
+    /// to its default, then none blocked. `spawn` with a `pre_exec` closure
+    /// keeps the parent's mask (here `TerminationHeld`'s, which blocks
+    /// `SIGTERM`, `SIGINT` and `SIGHUP`), and an ignored signal stays ignored
+    /// across exec (a probe started with `nohup`, or as a background job,
+    /// ignores `SIGHUP` or `SIGINT`): a check, and whatever a driver forks
+    /// from it, would ignore `kill PID`. The order matters: a handler this
+    /// process inherited (`on_termination`) must not run in the child, so
+    /// the dispositions are reset while the signals are still blocked.
+    fn default_signals() {
+        // Linux numbers its signals up to 64 (glibc keeps 32 and 33 for
+        // itself: sigaction refuses them, as it refuses SIGKILL and SIGSTOP);
+        // the other Unix systems stop at 31.
+        let last = if cfg!(target_os = "linux") { 64 } else { 31 };
+        for signal in 1..=last {
+            // SAFETY: sigaction is async-signal-safe; it reads a zeroed
+            // struct whose handler is SIG_DFL. A refusal is ignored.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = libc::SIG_DFL;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(signal, &action, std::ptr::null_mut());
+            }
+        }
+        // SAFETY: sigemptyset fills a local set; sigprocmask is
+        // async-signal-safe and the child has one thread.
+        unsafe {
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+        }
     }
 
     /// A pipe whose two ends close on exec (the child gets its write end as
@@ -324,6 +493,14 @@ mod unix {
                 report.signal = Some(signal);
                 report
             }
+            None if status.code() == Some(LOST_CHANNEL_STATUS) => crashed(
+                check,
+                format!(
+                    "the {check} check's process lost its answer channel: a library it loaded closed or replaced \
+                     file descriptor {ANSWER_FD} (and the copy made before it loaded), so the answer was written \
+                     nowhere ({status})"
+                ),
+            ),
             None => crashed(check, format!("the {check} check's process exited ({status}) without an answer")),
         }
     }
@@ -365,6 +542,15 @@ mod unix {
             if group > 0 {
                 // SAFETY: kill is async-signal-safe.
                 unsafe { libc::kill(-group, libc::SIGKILL) };
+            }
+        }
+        // Where this process adopts what checks detach, a running probe
+        // ends that first (within 250 ms), then raises the signal itself.
+        #[cfg(target_os = "linux")]
+        if ADOPTING.load(Ordering::SeqCst) {
+            TERMINATING.store(signal, Ordering::SeqCst);
+            if PROBING.load(Ordering::SeqCst) > 0 {
+                return;
             }
         }
         // The handler was reset to the default (SA_RESETHAND): the signal,

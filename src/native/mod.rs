@@ -70,6 +70,26 @@ impl Default for Options {
     }
 }
 
+/// Linux: makes this process a child subreaper (`PR_SET_CHILD_SUBREAPER`)
+/// for the rest of its life, and has every later `probe` with a helper end,
+/// once its checks have ended, each process that became this process's
+/// child without being one of its checks: what a vendor library detached
+/// from a check (a daemon started with `setsid`, out of the check's process
+/// group) is reparented here when its parent dies, and is killed and reaped
+/// with the checks; when `SIGTERM`, `SIGINT` or `SIGHUP` ends the process
+/// while a probe runs (and the probe installed its handler: the signal's
+/// action was the default), the probe does that first, then the signal ends
+/// the process (within some 300 ms). Answers whether it took effect (false
+/// elsewhere, or where the kernel refused).
+///
+/// This changes the whole process, so `probe` never does it by itself: call
+/// it only in a process whose every child is the probe's (a process it did
+/// not start that becomes its child would be killed too). The
+/// `backend-targets` command calls it at its start (`cli::main`).
+pub fn adopt_detached_processes() -> bool {
+    isolate::adopt_detached_processes()
+}
+
 /// This build's operating system, as the vocabulary spells it.
 pub const fn host_os() -> OperatingSystem {
     if cfg!(target_os = "linux") {
@@ -156,7 +176,9 @@ fn row_check(row: &checks::Row) -> Option<NativeCheck> {
 /// The helper's side, for the arguments after `HELPER_COMMAND`: `<check>
 /// [--driver-version MAJOR.MINOR]`. Runs the check in this process, writes
 /// its report as one JSON line on the answer channel (file descriptor 3 on
-/// Unix, which the probe opens; stdout where it is not open, or elsewhere),
+/// Unix, which the probe opens; stdout where it was not open at the start,
+/// or elsewhere; on Unix nowhere, exit status 3, when a library closed or
+/// replaced it),
 /// and ends the process at once: no library destructor runs after the
 /// answer. Exit status 0, or 2 for arguments it does not know.
 pub fn serve_check(args: &[OsString]) -> ! {
@@ -171,34 +193,87 @@ pub fn serve_check(args: &[OsString]) -> ! {
         exit_now(2);
     };
     disable_core_dumps();
+    // Before any library loads: what the channel is.
+    let channel = Channel::at_start();
     let report = checks::run(check, &Context { search: LoaderPath::from_env(), driver });
     let mut line = to_json(&report);
     line.push('\n');
-    write_answer(line.as_bytes());
+    channel.write_answer(line.as_bytes());
     exit_now(0)
 }
 
-/// Writes the answer on the channel the probe opened, else on stdout.
+/// The answer channel as the check's process found it at its start, before
+/// any library loaded: a library may close file descriptor 3 and open a file
+/// of its own, which gets 3; the answer must not be appended to that file.
 #[cfg(unix)]
-fn write_answer(bytes: &[u8]) {
-    use std::os::fd::FromRawFd;
-    // SAFETY: F_GETFD only asks whether the descriptor is open.
-    let open = unsafe { libc::fcntl(isolate::ANSWER_FD, libc::F_GETFD) } >= 0;
-    if open {
-        // SAFETY: the descriptor is open and not owned elsewhere in this
-        // process (the probe passed it); ManuallyDrop leaves it open.
-        let mut channel = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(isolate::ANSWER_FD) });
+struct Channel {
+    /// The device and inode of `ANSWER_FD` at the start; `None` when it was
+    /// not open (the answer goes to stdout).
+    identity: Option<(libc::dev_t, libc::ino_t)>,
+    /// A close-on-exec copy of `ANSWER_FD` made at the start, at 100 or
+    /// above (-1 when none could be made).
+    copy: std::os::fd::RawFd,
+}
+
+#[cfg(unix)]
+impl Channel {
+    fn at_start() -> Self {
+        let identity = identity_of(isolate::ANSWER_FD);
+        // SAFETY: F_DUPFD_CLOEXEC duplicates a descriptor this process holds
+        // (or fails with EBADF) onto the lowest free one from 100.
+        let copy = if identity.is_some() {
+            unsafe { libc::fcntl(isolate::ANSWER_FD, libc::F_DUPFD_CLOEXEC, 100) }
+        } else {
+            -1
+        };
+        Self { identity, copy }
+    }
+
+    /// Writes the answer on the channel the probe opened: on `ANSWER_FD` if
+    /// it is still the channel, else on the copy if that still is; with
+    /// neither, writes nothing and exits `isolate::LOST_CHANNEL_STATUS`,
+    /// which the probe reports as a lost channel. Where no channel was open
+    /// at the start, on stdout.
+    fn write_answer(&self, bytes: &[u8]) {
+        use std::os::fd::FromRawFd;
+        let Some(identity) = self.identity else {
+            let _ = std::io::stdout().write_all(bytes);
+            let _ = std::io::stdout().flush();
+            return;
+        };
+        let still =
+            [isolate::ANSWER_FD, self.copy].into_iter().find(|&fd| fd >= 0 && identity_of(fd) == Some(identity));
+        let Some(fd) = still else { exit_now(isolate::LOST_CHANNEL_STATUS) };
+        // SAFETY: the descriptor is open (fstat just succeeded on it) and
+        // not owned elsewhere in this process (the probe passed it, or it is
+        // this process's copy); ManuallyDrop leaves it open.
+        let mut channel = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
         let _ = channel.write_all(bytes);
-    } else {
-        let _ = std::io::stdout().write_all(bytes);
-        let _ = std::io::stdout().flush();
     }
 }
 
+/// The device and inode of the file open on `fd`, or `None` when it is closed.
+#[cfg(unix)]
+fn identity_of(fd: std::os::fd::RawFd) -> Option<(libc::dev_t, libc::ino_t)> {
+    // SAFETY: fstat writes one struct, zeroed here, or fails (EBADF).
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    (unsafe { libc::fstat(fd, &mut stat) } == 0).then_some((stat.st_dev, stat.st_ino))
+}
+
 #[cfg(not(unix))]
-fn write_answer(bytes: &[u8]) {
-    let _ = std::io::stdout().write_all(bytes);
-    let _ = std::io::stdout().flush();
+struct Channel;
+
+#[cfg(not(unix))]
+impl Channel {
+    fn at_start() -> Self {
+        Self
+    }
+
+    fn write_answer(&self, bytes: &[u8]) {
+        let _ = std::io::stdout().write_all(bytes);
+        let _ = std::io::stdout().flush();
+    }
 }
 
 /// Ends this process without running exit handlers or library destructors

@@ -133,7 +133,13 @@ impl ProbeOptions {
             return Err(plain::not_an_object("ProbeOptions", top));
         }
         let mut options = Self::default();
+        let mut seen: Vec<String> = Vec::new();
         for (key, value) in fields {
+            // Given as JSON text, an object may repeat a key: the strict
+            // reader refuses its second use, as here.
+            if seen.contains(&key) {
+                return Err(plain::duplicate_field(&key));
+            }
             let (key, value) = (key.as_str(), &value);
             match Self::FIELDS.iter().position(|name| *name == key) {
                 Some(0) => options.timeout_ms = plain::read_u32(key, value)?,
@@ -157,6 +163,7 @@ impl ProbeOptions {
                 Some(5) => return Err(plain::verify_elsewhere(key)),
                 _ => return Err(plain::unknown_field(key, Self::FIELDS)),
             }
+            seen.push(key.to_string());
         }
         Ok(options)
     }

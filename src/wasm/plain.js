@@ -46,32 +46,126 @@ function strictRefusal(text) {
   return undefined;
 }
 
+/** A JSON number's text, from where it starts. */
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+
+/** The top-level value of `text`, a JSON text that JSON.parse and
+ *  `strictRefusal` accept, read as the strict reader reads it: an object's
+ *  fields in the text's order (Object.entries would put integer-like keys
+ *  first), a repeated key as often as it is written (JSON.parse keeps the
+ *  last; the strict reader says duplicate-field), and a number with its own
+ *  text (`5.0`, `1e2`, `-0`, `1e-400`: JSON.parse's value would read as the
+ *  integer the strict reader refuses). Throws `OutOfRange` for a number too
+ *  large for a double anywhere in the text (`1e400`, which JSON.parse reads
+ *  as Infinity and serde_json refuses). */
+function scan(text) {
+  let i = 0;
+  const space = () => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i += 1;
+  };
+  const skipString = () => {
+    i += 1;
+    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i += 1;
+  };
+  const string = () => {
+    const start = i;
+    skipString();
+    return JSON.parse(text.slice(start, i));
+  };
+  const skipContainer = () => {
+    let depth = 0;
+    do {
+      const c = text[i];
+      if (c === '"') {
+        skipString();
+        continue;
+      }
+      if (c === '-' || (c >= '0' && c <= '9')) {
+        number();
+        continue;
+      }
+      if (c === '[' || c === '{') depth += 1;
+      else if (c === ']' || c === '}') depth -= 1;
+      i += 1;
+    } while (depth > 0);
+  };
+  // A number, wherever it stands: serde_json refuses one past a double's
+  // range inside a container too.
+  const number = () => {
+    NUMBER.lastIndex = i;
+    const written = NUMBER.exec(text)[0];
+    i += written.length;
+    const value = Number(written);
+    if (!Number.isFinite(value)) throw new OutOfRange(i - 1);
+    return [2, value, written];
+  };
+  const value = () => {
+    space();
+    const c = text[i];
+    if (c === '"') return [3, string(), 0];
+    if (c === '[' || c === '{') {
+      skipContainer();
+      return [c === '[' ? 4 : 5, 0, 0];
+    }
+    if (c === 'n') return (i += 4), [0, 0, 0];
+    if (c === 't') return (i += 4), [1, true, 0];
+    if (c === 'f') return (i += 5), [1, false, 0];
+    return number();
+  };
+  space();
+  if (text[i] !== '{') return value();
+  const flat = [5, 0, 0];
+  i += 1;
+  space();
+  if (text[i] === '}') return flat;
+  for (;;) {
+    space();
+    const key = string();
+    space();
+    i += 1; // the colon
+    flat.push(key, ...value());
+    space();
+    if (text[i] === '}') return flat;
+    i += 1; // the comma
+  }
+}
+
+/** A number past a double's range, at `at` (the index of its last character). */
+class OutOfRange {
+  constructor(at) {
+    this.at = at;
+  }
+}
+
+/** serde_json's position of the character at `i`: its line, and its column
+ *  in UTF-8 bytes, from 1. */
+function position(text, i) {
+  const start = text.lastIndexOf('\n', i - 1) + 1;
+  const line = text.slice(0, start).split('\n').length;
+  return `line ${line} column ${encoder.encode(text.slice(start, i)).length + 1}`;
+}
+
 /** The JSON text `text` parsed for the core's direct reader
  *  (src/json/plain.rs), flat: the value's kind and two slots, then for an
- *  object each field's key, kind and two slots. Kinds: 0 null, 1 a boolean
- *  (its value), 2 a number (its value, and its text as JSON.stringify
- *  writes it), 3 a string (it), 4 an array, 5 an object; a container's
- *  content is not read (no form read so has one). A string instead says
- *  why the text is not JSON the strict reader accepts. */
+ *  object each field's key, kind and two slots, in the text's order, as
+ *  often as written (`scan`). Kinds: 0 null, 1 a boolean (its value), 2 a
+ *  number (its value, and its text as written), 3 a string (it), 4 an
+ *  array, 5 an object; a container's content is not read (no form read so
+ *  has one). A string instead says why the text is not JSON the strict
+ *  reader accepts. */
 export function plainFields(text) {
-  let value;
   try {
-    value = JSON.parse(text);
+    JSON.parse(text);
   } catch (error) {
     return String(error.message);
   }
   const refusal = strictRefusal(text);
   if (refusal !== undefined) return refusal;
-  const kind = (v) => {
-    if (v === null) return [0, 0, 0];
-    switch (typeof v) {
-      case 'boolean': return [1, v, 0];
-      case 'number': return [2, v, String(v)];
-      case 'string': return [3, v, 0];
-      default: return [Array.isArray(v) ? 4 : 5, 0, 0];
-    }
-  };
-  const flat = kind(value);
-  if (flat[0] === 5) for (const [key, field] of Object.entries(value)) flat.push(key, ...kind(field));
-  return flat;
+  try {
+    return scan(text);
+  } catch (error) {
+    if (error instanceof OutOfRange) return `number out of range at ${position(text, error.at)}`;
+    throw error;
+  }
 }

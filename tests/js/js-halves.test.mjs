@@ -8,6 +8,7 @@
 // cases a real adapter or input rarely shows.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './common.mjs';
@@ -54,8 +55,21 @@ describe('plain.js: plainFields (the detect-only module\'s direct reader, issue 
     assert.deepEqual(plain.plainFields('"x"'), [3, 'x', 0]);
     const text = '{"n":-1,"f":1.5,"big":100000000000000000000,"huge":1e21,"b":false,"s":"é","z":null,"a":[[]],"o":{"p":1}}';
     assert.deepEqual(plain.plainFields(text), [5, 0, 0,
-      'n', 2, -1, '-1', 'f', 2, 1.5, '1.5', 'big', 2, 1e20, '100000000000000000000', 'huge', 2, 1e21, '1e+21',
+      'n', 2, -1, '-1', 'f', 2, 1.5, '1.5', 'big', 2, 1e20, '100000000000000000000', 'huge', 2, 1e21, '1e21',
       'b', 1, false, 0, 's', 3, 'é', 0, 'z', 0, 0, 0, 'a', 4, 0, 0, 'o', 5, 0, 0]);
+    // What JSON.stringify writes of a number is the text itself.
+    assert.deepEqual(plain.plainFields(JSON.stringify({ huge: 1e21 })), [5, 0, 0, 'huge', 2, 1e21, '1e+21']);
+  });
+
+  test('JSON text as written: each number\'s own text, every field in the text\'s order, a repeated key each time (issue 32)', () => {
+    // src/json/plain.rs holds the core's direct reader to the strict one on
+    // the same file: together, JSON text reads alike in both packages.
+    const cases = JSON.parse(readFileSync(join(ROOT, 'tests', 'vectors', 'probe-options-text.json'), 'utf8'));
+    assert.ok(cases.length >= 40, `the case list shrank: ${cases.length}`);
+    for (const { text, flat, refused } of cases) {
+      assert.deepStrictEqual(plain.plainFields(text), flat ?? refused, text);
+    }
+    assert.deepStrictEqual(plain.plainFields('{"timeoutMs":-0}'), [5, 0, 0, 'timeoutMs', 2, -0, '-0']);
   });
 
   test('a text JSON.parse refuses: its message', () => {

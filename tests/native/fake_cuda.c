@@ -33,11 +33,27 @@
  *   count:-1     cuDeviceGetCount answers -1
  *   long-name    cuDeviceGetName fills the whole buffer without a NUL
  *   wild-values  2^60 bytes of memory, compute capability -5.-5
- *   long-error   cuInit fails with 999, whose name is 1 MiB long */
+ *   long-error   cuInit fails with 999, whose name is 1 MiB long
+ *   take-channel cuInit closes file descriptor 3 and opens FAKE_CUDA_LOG for
+ *                appending, which gets descriptor 3, as a library that
+ *                closes what it did not open and then logs would
+ *   take-all     as take-channel, after closing every descriptor from 3 to
+ *                1023
+ *   setsid       cuInit forks a process that leaves the check's group and
+ *                session (setsid) and sleeps 30 s (writing its pid and the
+ *                check's to FAKE_CUDA_PIDFILE), then succeeds with 1 device
+ *   setsid-twice as setsid, the daemon started by a process that exits at
+ *                once (a double fork: the daemon is an orphan while the
+ *                check still runs)
+ *   setsid-hang  as setsid, then cuInit never returns
+ *   slow:MS      cuInit writes its pid and its parent's (the probe's) to
+ *                FAKE_CUDA_PIDFILE, sleeps MS ms, then succeeds with 1 device */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *mode(void) {
@@ -92,6 +108,51 @@ static void fork_daemon(void) {
     }
 }
 
+static void write_pids(pid_t first, pid_t second) {
+    const char *file = getenv("FAKE_CUDA_PIDFILE");
+    if (file) {
+        FILE *f = fopen(file, "w");
+        if (f) { fprintf(f, "%d %d\n", (int)first, (int)second); fclose(f); }
+    }
+}
+
+/* A daemon out of the check's group: setsid, then (twice) a second fork
+ * whose parent exits at once. The pids are written before cuInit returns. */
+static void setsid_daemon(int twice) {
+    pid_t check = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        setsid();
+        if (twice) {
+            pid_t daemon = fork();
+            if (daemon == 0) {
+                sleep(30);
+                _exit(0);
+            }
+            write_pids(daemon, check);
+            _exit(0);
+        }
+        write_pids(getpid(), check);
+        sleep(30);
+        _exit(0);
+    }
+    if (pid < 0) return;
+    if (twice) {
+        waitpid(pid, NULL, 0);
+        return;
+    }
+    /* Wait for the pids before answering (the check is killed after its answer). */
+    const char *file = getenv("FAKE_CUDA_PIDFILE");
+    for (int i = 0; file && i < 1000; i++) {
+        FILE *f = fopen(file, "r");
+        int a = 0, b = 0;
+        int n = f ? fscanf(f, "%d %d", &a, &b) : 0;
+        if (f) fclose(f);
+        if (n == 2) break;
+        usleep(1000);
+    }
+}
+
 int cuInit(unsigned int flags) {
     if (flags != 0) return 1; /* CUDA_ERROR_INVALID_VALUE */
     if (is("stub")) return 34;
@@ -103,6 +164,17 @@ int cuInit(unsigned int flags) {
     if (is("crash")) { volatile int *p = NULL; *p = 1; }
     if (is("abort")) abort();
     if (is("exit")) exit(0);
+    if (is("take-channel") || is("take-all")) {
+        const char *log = getenv("FAKE_CUDA_LOG");
+        for (int fd = 3; fd < (is("take-all") ? 1024 : 4); fd++) close(fd);
+        if (!log || open(log, O_WRONLY | O_CREAT | O_APPEND, 0600) != 3) return 999;
+    }
+    if (is("setsid") || is("setsid-twice") || is("setsid-hang")) setsid_daemon(is("setsid-twice"));
+    if (is("setsid-hang")) hang_forever();
+    if (prefixed("slow:")) {
+        write_pids(getpid(), getppid());
+        usleep((useconds_t)atoi(mode() + 5) * 1000);
+    }
     if (is("daemon") || is("fork-hang")) fork_daemon();
     if (is("fork-hang")) hang_forever();
     if (is("forge") || is("forge-exit")) {
