@@ -13,6 +13,7 @@ import init, * as glue from './backend_targets.js';
 // (snippets/<crate-hash>/src/wasm/*.js), the very modules the glue uses.
 import { requestEarly, settle } from './probe.js';
 import { takeOutOfMemory } from './boundary.js';
+import { cachedVerdict, verdictKey } from './verify.js';
 import {
   THROW_WITH, adopt, backendError, checkModule, compile, compileEarly, compileSync, notInitialised, raise, throwWith,
 } from './early.js';
@@ -107,17 +108,86 @@ function verifying(options) {
 let verifier;
 const verification = () => (verifier ??= import('./verified.js'));
 
+// How long a kept verdict is used: src/probe/verify.rs, VERDICT_MAX_AGE_MS.
+const VERDICT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+const PRECISIONS = ['f32', 'f16'];
+const CACHES = ['persistent', 'session'];
+
+/** `verify`'s cache and precision when `options` (already known to ask for a
+ *  verification) are plainly valid and allow a kept verdict; undefined
+ *  otherwise (the verification module then reads them, and says what is wrong). */
+function keptVerdictOptions(options) {
+  const value = typeof options === 'string' ? JSON.parse(options) : options;
+  const { verify } = value;
+  if (verify === true) return { value, cache: 'persistent', precision: 'f32' };
+  if (verify === null || typeof verify !== 'object' || Array.isArray(verify)) return undefined;
+  const keys = Object.keys(verify);
+  if (keys.some((key) => !['budgetMs', 'precision', 'cache'].includes(key))) return undefined;
+  const { cache = 'persistent', precision = 'f32', budgetMs = 0 } = verify;
+  if (!CACHES.includes(cache) || !PRECISIONS.includes(precision) || !Number.isSafeInteger(budgetMs) || budgetMs < 0
+    || budgetMs > 2 ** 32 - 1) return undefined;
+  return { value, cache, precision };
+}
+
+/** A kept verdict answered by this module, without the verification's:
+ *  the probe without `verify`, then the verdict kept for its adapter applied
+ *  as the verification module applies it (reason, message, its figures with
+ *  `cached: true` and `elapsedMs: 0`), the report and resolution written by
+ *  this module's `resolve`, so in the core's order and form. Undefined when
+ *  no verdict is kept (or anything is unusual): the verification module
+ *  answers then. tests/js/verify-browser.test.mjs holds the two answers equal. */
+async function keptVerdict(options, answer) {
+  let kept;
+  try {
+    kept = keptVerdictOptions(options);
+  } catch {
+    return undefined;
+  }
+  if (kept === undefined) return undefined;
+  const started = performance.now();
+  const { verify, ...plain } = kept.value;
+  const report = await settle(glue.probe, plain);
+  if (!report.available || report.adapter === undefined) return undefined;
+  const key = verdictKey(report.adapter, kept.precision);
+  const text = await cachedVerdict(kept.cache, key, VERDICT_MAX_AGE_MS);
+  if (text === undefined) return undefined;
+  try {
+    const verdict = JSON.parse(text);
+    if (verdict?.verification?.adapterKey !== key) return undefined;
+    const verified = {
+      ...report,
+      available: verdict.reason === 'verified',
+      reason: verdict.reason,
+      message: verdict.message,
+      verification: { ...verdict.verification, cached: true, elapsedMs: 0 },
+      elapsedMs: Math.round((performance.now() - started) * 1000) / 1000,
+    };
+    const resolution = glue.resolve(glue.wasmPreset(), verified);
+    return answer === 'probe' ? resolution.probe : resolution;
+  } catch {
+    return undefined; // a kept text this module does not read: verified afresh
+  }
+}
+
+/** A call with `verify`: a kept verdict here, else the verification module's answer. */
+async function verifyingCall(options, answer) {
+  const kept = await keptVerdict(options, answer);
+  if (kept !== undefined) return kept;
+  const entry = await verification();
+  return entry[answer](options);
+}
+
 /** Probes WebGPU afresh (see the module's `probe`). */
 export function probe(options) {
   if (!instantiated) return Promise.reject(notInitialised());
-  if (verifying(options)) return verification().then((entry) => entry.probe(options));
+  if (verifying(options)) return verifyingCall(options, 'probe').catch((error) => Promise.reject(adopt(error)));
   return settle(glue.probe, options).catch((error) => Promise.reject(adopt(error)));
 }
 
 /** `probe(options)`, then the `wasm` target resolved by it. */
 export function detect(options) {
   if (!instantiated) return Promise.reject(notInitialised());
-  if (verifying(options)) return verification().then((entry) => entry.detect(options));
+  if (verifying(options)) return verifyingCall(options, 'detect').catch((error) => Promise.reject(adopt(error)));
   return settle(glue.detect, options).catch((error) => Promise.reject(adopt(error)));
 }
 

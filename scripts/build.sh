@@ -116,8 +116,13 @@ browser_module() {
 bundle_entry() {
   local entry=$1 raw=$2 out=${out:-pkg} halves hooks='__forcePanicForTesting\|__exhaustMemoryForTesting'
   halves=$(cd "target/$raw" && ls -d snippets/*/src/wasm)
+  # The verification's JS half: wasm-bindgen's copy where the module links
+  # it (the verification module), else the source (the full module's entry
+  # reads kept verdicts with it: the same file).
+  local verify_half="$PWD/src/wasm/verify.js"
+  [ -e "target/$raw/$halves/verify.js" ] && verify_half="./$halves/verify.js"
   sed -e "s|from './probe.js'|from './$halves/probe.js'|" -e "s|from './boundary.js'|from './$halves/boundary.js'|" \
-    -e "s|from './verify.js'|from './$halves/verify.js'|" "pkg-template/$entry" >"target/$raw/entry.js"
+    -e "s|from './verify.js'|from '$verify_half'|" "pkg-template/$entry" >"target/$raw/entry.js"
   if [ "$out" != pkg-test ] && [ "$entry" = index.js ]; then
     [ "$(grep -c "^export const \($hooks\) = " "target/$raw/entry.js")" = 2 ] \
       || { echo "build.sh: pkg-template/index.js's two test-hook lines are not as the build expects" >&2; exit 1; }
@@ -129,6 +134,8 @@ bundle_entry() {
   tests/js/node_modules/.bin/rolldown "target/$raw/entry.js" --format esm --platform browser --minify --external ./verified.js \
     --postBanner "// backend-targets: pkg-template/$entry, wasm-bindgen glue and JS halves in one module (bundled by scripts/build.sh)." \
     --file "$out/$entry" >/dev/null
+  # The version the verdicts' cache key holds (src/wasm/verify.js).
+  sed -i "s/__BACKEND_TARGETS_VERSION__/$(node -p "require('./pkg-template/package.json').version")/" "$out/$entry"
 }
 rm -rf pkg
 mkdir -p pkg

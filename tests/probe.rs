@@ -238,7 +238,7 @@ fn probe_reports_round_trip_strictly() {
 }
 
 /// A verification's figures as the browser would fill them.
-fn verification(gpu_ms: f64, wasm_ms: f64) -> backend_targets::probe::verify::Verification {
+fn verification(gpu_ms: f64, wasm_ms: f64) -> probe::verify::Verification {
     use backend_targets::probe::verify::*;
     Verification {
         workload: workload_text(),

@@ -2,14 +2,13 @@
 //! the options of `detect({ verify })`, the workload an adapter must compute
 //! (a short MLP: matmul + bias + ReLU layers at an inference-like size),
 //! its WebAssembly reference, the comparison of what the GPU answered with
-//! it, the speed rule, the verdict's report and the cache key that
-//! identifies an adapter and browser. The edge that runs the workload
-//! through wgpu and times both sides is `wasm::verify`; the storage of
-//! cached verdicts is its JS half (`src/wasm/verify.js`).
+//! it, the speed rule and the verdict's report. The edge that runs the workload
+//! through wgpu and times both sides is `wasm::verify`; the cached
+//! verdicts, and the key that identifies an adapter and browser, are its JS
+//! half's (`src/wasm/verify.js`), which the other entries read too.
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::probe::web::AdapterReport;
 use crate::vocab::spelled_enum;
 
 spelled_enum! {
@@ -390,56 +389,9 @@ pub fn slower_than_wasm(gpu_ms: f64, wasm_ms: f64) -> bool {
     gpu_ms > wasm_ms * SPEED_MARGIN
 }
 
-/// The cache key of a verdict: what identifies the adapter and browser
-/// (`GPUAdapterInfo`'s four strings, whether it is a fallback adapter, a
-/// hash of its features and limits), the user agent, this package's version
-/// and the precision checked, hashed (FNV-1a, 64 bits) into 16 hex digits
-/// after a readable prefix. A changed driver string, limit or browser
-/// version is another key.
-pub fn verdict_key(adapter: &AdapterReport, user_agent: &str, precision: VerifyPrecision) -> String {
-    let mut hash = Fnv::default();
-    for text in [&adapter.info.vendor, &adapter.info.architecture, &adapter.info.device, &adapter.info.description] {
-        hash.text(text);
-    }
-    hash.text(if adapter.is_fallback_adapter { "fallback" } else { "adapter" });
-    for feature in &adapter.features {
-        hash.text(feature);
-    }
-    for (name, value) in adapter.limits.iter() {
-        hash.text(name);
-        hash.text(&value.to_string());
-    }
-    hash.text(user_agent);
-    hash.text(env!("CARGO_PKG_VERSION"));
-    hash.text(precision.as_str());
-    format!("backend-targets:verify:{:016x}", hash.0)
-}
-
-/// FNV-1a over texts, each followed by a 0 byte (so `("ab", "c")` and
-/// `("a", "bc")` differ). A cache key, not a defence: nothing is trusted
-/// because of it.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Self(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    fn text(&mut self, text: &str) {
-        for &byte in text.as_bytes().iter().chain(&[0]) {
-            self.0 ^= u64::from(byte);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::web::AdapterInfo;
-    use crate::webgpu::LimitMap;
 
     #[test]
     fn the_workload_is_fixed_and_its_output_neither_vanishes_nor_explodes() {
@@ -520,38 +472,6 @@ mod tests {
         assert!(single.contains("let width = 256u;") && single.contains("sum += a * b;"));
         let half = shader(VerifyPrecision::F16);
         assert!(half.starts_with("enable f16;") && half.contains("sum += f32(f16(a) * f16(b));"));
-    }
-
-    #[test]
-    fn the_verdict_key_changes_with_what_identifies_the_adapter() {
-        let adapter = AdapterReport {
-            info: AdapterInfo {
-                vendor: "google".into(),
-                architecture: "swiftshader".into(),
-                device: String::new(),
-                description: "SwiftShader Device (Subzero)".into(),
-            },
-            is_fallback_adapter: true,
-            features: vec!["shader-f16".into()],
-            limits: LimitMap::from_sorted(vec![("maxBufferSize".into(), 268_435_456)]).unwrap(),
-        };
-        let key = verdict_key(&adapter, "UA/1", VerifyPrecision::F32);
-        assert!(key.starts_with("backend-targets:verify:") && key.len() == 23 + 16, "{key}");
-        assert_eq!(key, verdict_key(&adapter.clone(), "UA/1", VerifyPrecision::F32));
-        let mut changed = adapter.clone();
-        changed.info.description.push('!');
-        assert_ne!(key, verdict_key(&changed, "UA/1", VerifyPrecision::F32));
-        let mut changed = adapter.clone();
-        changed.limits = LimitMap::from_sorted(vec![("maxBufferSize".into(), 268_435_457)]).unwrap();
-        assert_ne!(key, verdict_key(&changed, "UA/1", VerifyPrecision::F32));
-        let mut changed = adapter.clone();
-        changed.is_fallback_adapter = false;
-        assert_ne!(key, verdict_key(&changed, "UA/1", VerifyPrecision::F32));
-        let mut changed = adapter.clone();
-        changed.features.clear();
-        assert_ne!(key, verdict_key(&changed, "UA/1", VerifyPrecision::F32));
-        assert_ne!(key, verdict_key(&adapter, "UA/2", VerifyPrecision::F32));
-        assert_ne!(key, verdict_key(&adapter, "UA/1", VerifyPrecision::F16));
     }
 
     #[test]

@@ -6,7 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::verify::{self, Verification, VerifyOptions};
+#[cfg(not(detect_only))]
+use super::verify::Verification;
+use super::verify::{self, VerifyOptions};
 use crate::availability::Availability;
 #[cfg(any(test, detect_only))]
 use crate::error::Result;
@@ -101,8 +103,9 @@ pub struct ProbeOptions {
     pub allow_fallback_adapter: bool,
     /// Keep `webGpu` only once the adapter has been seen to compute: `true`
     /// (every default) or the options (`budgetMs`, `precision`, `cache`).
-    /// The full package only (`backend-targets`); absent or `false`: no
-    /// verification. Implies a device (`verifyDevice` asks for one alone).
+    /// Run by `backend-targets/verify`, to which the other entries hand
+    /// it; absent or `false`: no verification. Implies a device
+    /// (`verifyDevice` asks for one alone).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "verify::deserialize_verify")]
     #[cfg_attr(browser, tsify(optional, type = "boolean | Partial<VerifyOptions>"))]
     #[cfg_attr(feature = "schema", schemars(schema_with = "verify_schema"))]
@@ -249,9 +252,11 @@ pub struct ProbeReport {
     pub device_verified: Option<bool>,
     /// With `verify`, once an adapter passed the other checks: what the
     /// verification measured and found (its verdict is `reason`).
+    /// (Not in the detect-only module, which never verifies: the field's
+    /// clone, drop and serializer were 0.6 KB of it gzipped.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(browser, tsify(optional))]
-    #[cfg_attr(detect_only, serde(skip))]
+    #[cfg(not(detect_only))]
     pub verification: Option<Verification>,
     /// The bound the probe ran under, in milliseconds.
     pub timeout_ms: u32,
@@ -287,6 +292,7 @@ impl ProbeReport {
             api_present,
             adapter: None,
             device_verified: None,
+            #[cfg(not(detect_only))]
             verification: None,
             timeout_ms,
             elapsed_ms: 0.0,
@@ -294,6 +300,7 @@ impl ProbeReport {
     }
 }
 
+#[cfg(not(detect_only))]
 impl ProbeReport {
     /// The report with a verification's verdict: kept (`verified`) or
     /// dropped with its reason, the verdict's sentence and its figures.
@@ -317,6 +324,7 @@ impl ProbeReason {
 
 /// A verification's verdict: the reason, the sentence and the figures (what
 /// the cache keeps).
+#[cfg(not(detect_only))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WebGpuVerdict {
@@ -328,6 +336,7 @@ pub struct WebGpuVerdict {
     pub verification: Verification,
 }
 
+#[cfg(not(detect_only))]
 impl WebGpuVerdict {
     /// The verdict `reason`, with `detail` (the stop's own words, if any),
     /// said of the adapter `adapter` describes.

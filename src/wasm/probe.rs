@@ -447,6 +447,7 @@ async fn probe_once(
         api_present: true,
         adapter: Some(adapter),
         device_verified: None,
+        #[cfg(not(detect_only))]
         verification: None,
         timeout_ms: timeout,
         elapsed_ms: 0.0,

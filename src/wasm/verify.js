@@ -90,6 +90,46 @@ export function adapterGuard(faults) {
     });
 }
 
+// The package's version, written in by scripts/build.sh when it bundles an entry.
+const VERSION = '__BACKEND_TARGETS_VERSION__';
+const PREFIX = 'backend-targets:verify:';
+const utf8 = new TextEncoder();
+
+/** The cache key of a verdict: what identifies the adapter and browser
+ *  (`GPUAdapterInfo`'s four strings, whether it is a fallback adapter, its
+ *  features and limits), the user agent, this package's version and the
+ *  precision checked, hashed (FNV-1a, 64 bits, each text followed by a 0
+ *  byte) into 16 hex digits after a readable prefix. `adapter` is a probe
+ *  report's adapter (features and limits in the core's order). The one key
+ *  function: the verification module and the other entries' cache lookup
+ *  both call it. */
+export function verdictKey(adapter, precision) {
+  let hash = 0xcbf29ce484222325n;
+  const text = (value) => {
+    for (const byte of utf8.encode(String(value))) {
+      hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+    }
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn; // the 0 byte: xor 0 changes nothing
+  };
+  const { info } = adapter;
+  for (const part of [info.vendor, info.architecture, info.device, info.description]) text(part);
+  text(adapter.isFallbackAdapter ? 'fallback' : 'adapter');
+  for (const feature of adapter.features) text(feature);
+  for (const [name, value] of Object.entries(adapter.limits)) {
+    text(name);
+    text(value);
+  }
+  text(userAgent());
+  text(VERSION);
+  text(precision);
+  return `${PREFIX}${hash.toString(16).padStart(16, '0')}`;
+}
+
+/** `verdictKey` of an adapter given as JSON text (the module's side). */
+export function verdictKeyOf(adapterText, precision) {
+  return verdictKey(JSON.parse(adapterText), precision);
+}
+
 /** `navigator.userAgent`, or ''. */
 export function userAgent() {
   try {
@@ -188,8 +228,6 @@ export function keepVerdict(cache, key, verdict) {
   }
   withStore('readwrite', (store) => store.put(kept, key)).catch(() => {});
 }
-
-const PREFIX = 'backend-targets:verify:';
 
 /** Forgets every kept verdict (this module's memory, localStorage and
  *  IndexedDB): the next `detect({ verify })` verifies again. */

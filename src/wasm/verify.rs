@@ -19,7 +19,7 @@ use super::probe::{get, now_ms, within};
 use crate::json::{from_json, to_json};
 use crate::probe::verify::{
     F16_TOLERANCE, F32_TOLERANCE, LAYERS, PASSES, ROWS, SPEED_MARGIN, VERDICT_MAX_AGE_MS, Verification, VerifyCache,
-    VerifyOptions, VerifyPrecision, WIDTH, Workload, compare, shader, slower_than_wasm, verdict_key, workload_text,
+    VerifyOptions, VerifyPrecision, WIDTH, Workload, compare, shader, slower_than_wasm, workload_text,
 };
 use crate::probe::web::{ProbeReason, ProbeReport, WebGpuVerdict};
 
@@ -32,9 +32,11 @@ extern "C" {
     /// adapter wgpu gets is guarded, its faults noted in `faults`.
     #[wasm_bindgen(js_name = adapterGuard)]
     fn adapter_guard(faults: &JsValue) -> JsValue;
-    /// `navigator.userAgent`, or `""`.
-    #[wasm_bindgen(js_name = userAgent)]
-    fn user_agent() -> String;
+    /// The cache key of a verdict on the adapter (an `AdapterReport`'s
+    /// JSON text), for `precision`: the JS half's `verdictKey`, which the
+    /// other entries' cache lookup calls too.
+    #[wasm_bindgen(js_name = verdictKeyOf)]
+    fn verdict_key(adapter: &str, precision: &str) -> String;
     /// The first fault seen on the guarded adapter and device (`{ kind,
     /// message }`), or `undefined`.
     #[wasm_bindgen(js_name = takeFault)]
@@ -70,7 +72,7 @@ pub(super) async fn verified(
     faults: &JsValue,
 ) -> ProbeReport {
     let Some(described) = report.adapter.as_ref() else { return report };
-    let key = verdict_key(described, &user_agent(), options.precision);
+    let key = verdict_key(&to_json(described), options.precision.as_str());
     let cache = options.cache.as_str();
     if options.cache != VerifyCache::None
         && let Ok(text) = JsFuture::from(cached_verdict(cache, &key, VERDICT_MAX_AGE_MS)).await

@@ -589,6 +589,38 @@ describe('verify.js: the guard around wgpu\'s adapter and device, and the kept v
     assert.equal(await verify.cachedVerdict('persistent', 'backend-targets:verify:b', 1000), undefined);
   });
 
+  test('verdictKey changes with everything that identifies the adapter and browser, and nothing else', () => {
+    const adapter = {
+      info: { vendor: 'google', architecture: 'swiftshader', device: '', description: 'SwiftShader Device (Subzero)' },
+      isFallbackAdapter: true,
+      features: ['shader-f16'],
+      limits: { maxBindGroups: 4, maxBufferSize: 268435456 },
+    };
+    const key = verify.verdictKey(adapter, 'f32');
+    assert.match(key, /^backend-targets:verify:[0-9a-f]{16}$/);
+    assert.equal(verify.verdictKey(structuredClone(adapter), 'f32'), key);
+    assert.equal(verify.verdictKeyOf(JSON.stringify(adapter), 'f32'), key, 'the module\'s side reads the same key');
+    const changed = [
+      (a) => { a.info.description += '!'; },
+      (a) => { a.info.vendor = 'intel'; },
+      (a) => { a.isFallbackAdapter = false; },
+      (a) => { a.features = []; },
+      (a) => { a.limits.maxBufferSize -= 1; },
+      (a) => { a.limits.maxTextureDimension1D = 8192; },
+    ];
+    const keys = new Set([key]);
+    for (const change of changed) {
+      const other = structuredClone(adapter);
+      change(other);
+      keys.add(verify.verdictKey(other, 'f32'));
+    }
+    keys.add(verify.verdictKey(adapter, 'f16'));
+    assert.equal(keys.size, changed.length + 2, 'every change is another key');
+    // Texts are kept apart: ("ab", "c") is not ("a", "bc").
+    const split = (vendor, architecture) => verify.verdictKey({ ...adapter, info: { ...adapter.info, vendor, architecture } }, 'f32');
+    assert.notEqual(split('ab', 'c'), split('a', 'bc'));
+  });
+
   test('userAgent is a string everywhere', () => {
     assert.equal(typeof verify.userAgent(), 'string');
   });

@@ -284,6 +284,29 @@ test('the cache: a second page answers from it without a device; another adapter
   assert.equal(second.verification.gpuMs, first.verification.gpuMs);
   assert.equal(second.verification.elapsedMs, 0);
 
+  // The full package answers a kept verdict itself (no second module), as the
+  // verification module would: the same resolution but for the probe's time.
+  const keptTwice = async () => {
+    const m = await import('/pkg/index.js');
+    await m.default();
+    const options = { allowFallbackAdapter: true, verify: true };
+    const viaFull = await m.detect(options);
+    const fetchedBefore = performance.getEntriesByType('resource').some((e) => e.name.includes('/pkg/verified'));
+    const own = await import('/pkg/verified.js');
+    const viaOwn = await own.detect(options);
+    const probeFull = await m.probe(options);
+    const probeOwn = await own.probe(options);
+    for (const report of [viaFull.probe, viaOwn.probe, probeFull, probeOwn]) delete report.elapsedMs;
+    return { viaFull, viaOwn, probeFull, probeOwn, fetchedBefore, devices: globalThis.__devicesAsked ?? 0 };
+  };
+  const [, both] = await inPages(countDevices, [verifyInPage, keptTwice], { options });
+  assert.equal(both.fetchedBefore, false, 'a kept verdict is answered without fetching the verification module');
+  assert.equal(both.viaFull.probe.verification.cached, true, JSON.stringify(both.viaFull.probe));
+  assert.deepEqual(both.viaFull, both.viaOwn);
+  assert.deepEqual(both.probeFull, both.probeOwn);
+  assert.equal(JSON.stringify(both.viaFull), JSON.stringify(both.viaOwn), 'in the same order');
+  assert.equal(both.devices, 0);
+
   // Another description, or another limit, is another adapter.
   const changed = (arg) => {
     countDevicesInPage();
