@@ -4,7 +4,7 @@
 #     the native probe against stand-in libraries), property tests, schemas,
 #     doc tests (the gates also check the Metal path for aarch64-apple-darwin);
 #     the wasi:http service's routes and answers (http/, natively)
-#   the WASI command's allocator under wasmtime (src/cli/wasi_alloc.rs)
+#   the WASI command's allocator under wasmtime (src/main/wasi_alloc.rs, the binary's)
 #   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
 #   Node suites (tests/js/): the npm package (node entry and browser entry), the
 #     consumer check (offline install, tsc, Vite), the WASI build under wasmtime
@@ -46,8 +46,9 @@ cargo test --features schema
 cargo test --manifest-path http/Cargo.toml
 
 log=$(mktemp); trap 'rm -f "$log"' EXIT
-echo "== the WASI command's allocator (src/cli/wasi_alloc.rs, wasm32-wasip1, under wasmtime)"
-cargo test --target wasm32-wasip1 --lib wasi_alloc 2>&1 | tee "$log"
+echo "== the WASI command's allocator (src/main/wasi_alloc.rs, wasm32-wasip1, under wasmtime)"
+# The binary's own tests: the allocator is the command's, not the library's.
+cargo test --target wasm32-wasip1 --bin backend-targets wasi_alloc 2>&1 | tee "$log"
 grep -Eq '^test result: ok\. [1-9][0-9]* passed; 0 failed' "$log" || { echo "wasi_alloc: no passing run" >&2; exit 1; }
 
 echo "== wasm-bindgen-test: binding layer (wasm32-unknown-unknown, under Node)"
