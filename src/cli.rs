@@ -380,12 +380,12 @@ fn usage(path: &str, message: impl Into<String>) -> Error {
 }
 
 /// lexopt's error in lexopt's words, but with the argument quoted as JSON
-/// (`json::quoted_short`), as every message quotes a value: lexopt's own
+/// (`error::quoted_short`), as every message quotes a value: lexopt's own
 /// `{:?}` printed nothing in the builds without `Debug` formatting (WASI), and
 /// its `Display` linked the formatting of any boxed error (2.5 KB there).
 fn usage_error(error: lexopt::Error) -> Error {
     use lexopt::Error::*;
-    let quoted = |value: &OsString| crate::json::quoted_short(&value.to_string_lossy());
+    let quoted = |value: &OsString| crate::error::quoted_short(&value.to_string_lossy());
     match &error {
         MissingValue { option: None } => usage("", "missing argument"),
         MissingValue { option: Some(option) } => usage(option, format!("missing argument for option '{option}'")),
@@ -763,7 +763,7 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -
         None => read_all(stdin, limits.request_bytes, "")?,
         Some(path) if path == "-" => read_all(stdin, limits.request_bytes, "")?,
         Some(path) => {
-            let shown = crate::json::quoted_short(&path.to_string_lossy());
+            let shown = crate::error::quoted_short(&path.to_string_lossy());
             let cannot = |words: &str| Error::new(ErrorCode::Io, "--request", format!("cannot read {shown}: {words}"));
             if std::fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
                 return Err(cannot("it is a directory"));
@@ -800,7 +800,7 @@ fn parse_limit(text: &str) -> Result<(String, usize), Error> {
             format!(
                 "expected NAME=N (NAME one of: {}), found {}",
                 joined(Limits::NAMES, ", "),
-                crate::json::quoted_short(text)
+                crate::error::quoted_short(text)
             ),
         )
     };

@@ -4,7 +4,10 @@
 //! reports these same fields. Also the crate's one check of a list that must
 //! not repeat a value (`reject_repeats`, over `first_repeat`, which the strict
 //! JSON reader's repeated keys use too) and the one sort of names that it and
-//! the WebGPU limit maps and feature sets share (`sorted_order`).
+//! the WebGPU limit maps and feature sets share (`sorted_order`), and the one
+//! way a message quotes a value (`quoted`, `quoted_short`), which the strict
+//! JSON reader's failures use too: `json` depends on `error`, never the other
+//! way (tests/module_graph.rs).
 
 use serde::Serialize;
 
@@ -183,9 +186,34 @@ pub(crate) fn reject_repeats<'a>(values: impl Iterator<Item = &'a str>, path: &s
         Some(index) => Err(Error::new(
             ErrorCode::DuplicateValue,
             format!("{path}[{index}]"),
-            format!("{} is listed twice", crate::json::quoted_short(values[index])),
+            format!("{} is listed twice", quoted_short(values[index])),
         )),
     }
+}
+
+/// `text` as a JSON string, for messages that quote a value. The same in
+/// every build: the npm build compiles `Debug` formatting away
+/// (`-Zfmt-debug=none`, scripts/build.sh), and JSON's escaping needs none of
+/// the Unicode tables that `{:?}` would bring back.
+pub(crate) fn quoted(text: &str) -> String {
+    // Writing a `str` into a `Vec` cannot fail.
+    serde_json::to_string(text).unwrap_or_default()
+}
+
+/// Text longer than this is quoted in part in messages.
+const QUOTE_BYTES: usize = 64;
+
+/// `quoted`, cut to its first 64 bytes (at a character boundary) with the
+/// full length named: a message never repeats a 10 MB key.
+pub(crate) fn quoted_short(text: &str) -> String {
+    if text.len() <= QUOTE_BYTES {
+        return quoted(text);
+    }
+    let mut end = QUOTE_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", quoted(&text[..end]), text.len())
 }
 
 /// The positions of `names` in name order (equal names by position). Every
@@ -215,6 +243,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn the_first_repeat_is_the_earliest_position_that_repeats_an_earlier_name() {
@@ -249,5 +278,22 @@ mod tests {
         assert_eq!(edit_distance(b"flaw", b"lawn"), 2);
         let error = Error::unknown_spelling("BackendOp", "qqqqqqq", ops);
         assert!(error.message.starts_with("unknown BackendOp `qqqqqqq`, expected one of: "), "{}", error.message);
+    }
+
+    #[test]
+    fn quoted_writes_json_strings() {
+        assert_eq!(quoted("cuda"), r#""cuda""#);
+        assert_eq!(quoted("it's \"x\"\\"), r#""it's \"x\"\\""#);
+        assert_eq!(quoted("tab\tline\n\u{1}"), r#""tab\tline\n\u0001""#);
+        assert_eq!(quoted("日本語 😀"), "\"日本語 😀\"");
+    }
+
+    proptest! {
+        #[test]
+        fn quoted_reads_back_as_the_same_text(text in any::<String>()) {
+            let quoted = quoted(&text);
+            prop_assert!(!quoted.chars().any(|c| c < ' '));
+            prop_assert_eq!(serde_json::from_str::<String>(&quoted).unwrap(), text);
+        }
     }
 }

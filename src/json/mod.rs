@@ -11,7 +11,6 @@ mod error;
 pub(crate) mod plain;
 
 pub(crate) use document::Json;
-pub(crate) use error::quoted_short;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

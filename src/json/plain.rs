@@ -148,7 +148,7 @@ pub(crate) mod tests {
     //! The direct reader against the strict one, on the same values.
 
     use super::*;
-    use crate::json::error::quoted;
+    use crate::error::quoted;
     use crate::json::from_json;
     use crate::probe::web::ProbeOptions;
     use proptest::prelude::*;
