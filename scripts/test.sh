@@ -6,6 +6,7 @@
 #     the wasi:http service's routes and answers (http/, natively)
 #   the WASI command's allocator under wasmtime (src/main/wasi_alloc.rs, the binary's)
 #   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
+#   the size goals, right after the build (tests/js/sizes.test.mjs)
 #   Node suites (tests/js/): the npm package (node entry and browser entry), the
 #     consumer check (offline install, tsc, Vite), the WASI build under wasmtime
 #     and node:wasi, the wasi:http component under `wasmtime serve` against
@@ -38,6 +39,9 @@ cargo clippy --manifest-path http/Cargo.toml --all-targets -- -D warnings
 cargo clippy --manifest-path http/Cargo.toml --all-targets --target wasm32-wasip2 -- -D warnings
 
 scripts/build.sh
+
+echo "== size goals (tests/js/sizes.test.mjs; again in the Node suites below)"
+node --test tests/js/sizes.test.mjs
 
 echo "== native Rust tests"
 # The dev profile: release sets panic = "abort", which test harnesses cannot link.
