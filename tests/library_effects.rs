@@ -139,3 +139,23 @@ fn the_termination_handlers_are_installed_only_by_a_program() {
     }
     assert_eq!(calls, ["src/native/mod.rs: isolate::install_termination_handlers();"], "{calls:#?}");
 }
+
+/// The edges: the only library files where `unsafe` may appear
+/// (ARCHITECTURE.md, "Where `unsafe` lives").
+const EDGES_WITH_UNSAFE: &[&str] = &["native/", "wasm/", "cli.rs"];
+
+#[test]
+fn the_core_has_no_unsafe() {
+    let mut found = Vec::new();
+    for (name, text) in library_files() {
+        if EDGES_WITH_UNSAFE.iter().any(|edge| name.starts_with(edge)) {
+            continue;
+        }
+        for (line, code) in code_lines(&text) {
+            if code.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| word == "unsafe") {
+                found.push(format!("src/{name}:{line}: {}", code.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "`unsafe` in the core (it belongs to an edge):\n{}", found.join("\n"));
+}
