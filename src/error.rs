@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use crate::vocab::spelled_enum;
+use crate::spelling::spelled_enum;
 
 spelled_enum! {
     /// Stable, machine-matchable kinds of invalid input.

@@ -28,7 +28,7 @@
 //! The tree: the pure core at the top level (`vocab`, `target`,
 //! `availability`, `config`, `capsule`, `request`, `limits`, `text`,
 //! `planner`, `plan_result`, `webgpu`, `probe/` with its two halves, `error`,
-//! `schema`), strict JSON in `json/`, and one folder or file per edge,
+//! `schema`, `spelling`), strict JSON in `json/`, and one folder or file per edge,
 //! compiled only where it belongs: `cli` (native and WASI; its binary,
 //! `src/main.rs`, makes the process-wide choices), `wasm/` (the JS
 //! API and the browser probe, `cfg(browser)`), `native/` (the native probe:
@@ -49,6 +49,7 @@ mod planner;
 pub mod probe;
 mod request;
 mod schema;
+mod spelling;
 mod target;
 mod text;
 pub mod vocab;

@@ -6,7 +6,7 @@
 //! forms use, plus, for the native probe's forms (native command only), those
 //! only they use. The browser build carries no definition it cannot serve.
 
-use crate::vocab::spelled_enum;
+use crate::spelling::spelled_enum;
 
 spelled_enum! {
     /// The JSON forms that have a schema.
