@@ -2,7 +2,8 @@
 # Set-up, the formatting and lint gates, build, then every test:
 #   native Rust: unit, integration (core, probe, CLI goldens, malformed corpus,
 #     the native probe against stand-in libraries), property tests, schemas,
-#     doc tests (the gates also check the Metal path for aarch64-apple-darwin);
+#     the library's own rules (no process-wide effect, no import circle, the
+#     wasm-bindgen pin, the limits' lists), doc tests (the gates also check the Metal path for aarch64-apple-darwin);
 #     the wasi:http service's routes and answers (http/, natively)
 #   the WASI command's allocator under wasmtime (src/main/wasi_alloc.rs, the binary's)
 #   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
