@@ -47,11 +47,15 @@ small_build --target wasm32-wasip1 --bin backend-targets --target-dir target/was
 wasi_built=target/wasi/wasm32-wasip1/release/backend-targets.wasm
 # The module defines its own memory (zero-filled) and Rust never uses its first
 # KiB (the bottom of the 1 MiB stack), which lets wasm-opt fold more addresses.
+# --reorder-functions then numbers the most called functions first, so that
+# their calls take a one-byte index: the linker puts the binary's own
+# functions (its allocator, src/main/) first, and without it the module was
+# 83 B larger than when the allocator was the library's (152,593 B with it).
 # (wasm-opt runs again only when cargo's module or this script changed.)
 if fresher "$wasi_built" dist/backend-targets.wasm; then
   "$WASM_OPT" -Oz --converge --low-memory-unused --zero-filled-memory --strip-producers --strip-target-features \
     --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
-    "$wasi_built" -o dist/backend-targets.wasm
+    --reorder-functions "$wasi_built" -o dist/backend-targets.wasm
 fi
 printf 'dist/backend-targets.wasm: %s bytes (cargo output %s bytes)\n' \
   "$(wc -c <dist/backend-targets.wasm)" "$(wc -c <"$wasi_built")"

@@ -2,10 +2,12 @@
 # Set-up, the formatting and lint gates, build, then every test:
 #   native Rust: unit, integration (core, probe, CLI goldens, malformed corpus,
 #     the native probe against stand-in libraries), property tests, schemas,
-#     doc tests (the gates also check the Metal path for aarch64-apple-darwin);
+#     the library's own rules (no process-wide effect, no import circle, the
+#     wasm-bindgen pin, the limits' lists), doc tests (the gates also check the Metal path for aarch64-apple-darwin);
 #     the wasi:http service's routes and answers (http/, natively)
-#   the WASI command's allocator under wasmtime (src/cli/wasi_alloc.rs)
+#   the WASI command's allocator under wasmtime (src/main/wasi_alloc.rs, the binary's)
 #   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
+#   the size goals, right after the build (tests/js/sizes.test.mjs)
 #   Node suites (tests/js/): the npm package (node entry and browser entry), the
 #     consumer check (offline install, tsc, Vite), the WASI build under wasmtime
 #     and node:wasi, the wasi:http component under `wasmtime serve` against
@@ -41,6 +43,9 @@ cargo clippy --manifest-path http/Cargo.toml --all-targets --target wasm32-wasip
 
 scripts/build.sh
 
+echo "== size goals (tests/js/sizes.test.mjs; again in the Node suites below)"
+node --test tests/js/sizes.test.mjs
+
 echo "== native Rust tests"
 # The dev profile: release sets panic = "abort", which test harnesses cannot link.
 cargo test --features schema
@@ -48,8 +53,9 @@ cargo test --features schema
 cargo test --manifest-path http/Cargo.toml
 
 log=$(mktemp); trap 'rm -f "$log"' EXIT
-echo "== the WASI command's allocator (src/cli/wasi_alloc.rs, wasm32-wasip1, under wasmtime)"
-cargo test --target wasm32-wasip1 --lib wasi_alloc 2>&1 | tee "$log"
+echo "== the WASI command's allocator (src/main/wasi_alloc.rs, wasm32-wasip1, under wasmtime)"
+# The binary's own tests: the allocator is the command's, not the library's.
+cargo test --target wasm32-wasip1 --bin backend-targets wasi_alloc 2>&1 | tee "$log"
 grep -Eq '^test result: ok\. [1-9][0-9]* passed; 0 failed' "$log" || { echo "wasi_alloc: no passing run" >&2; exit 1; }
 
 echo "== wasm-bindgen-test: binding layer (wasm32-unknown-unknown, under Node)"

@@ -10,10 +10,6 @@
 //! line on stderr), 141 stdout was closed by its reader (quietly, as a tool
 //! killed by SIGPIPE ends; 13 under WASI, whose exit statuses stop at 125).
 
-// The WASI command's allocator, and the C library's over it.
-#[cfg(all(target_os = "wasi", target_env = "p1"))]
-mod wasi_alloc;
-
 use std::ffi::OsString;
 use std::io::{Read, Write};
 
@@ -255,21 +251,26 @@ impl Outcome {
 /// A write to stdout that fails is never success: a closed pipe ends with
 /// `EXIT_CLOSED_PIPE` and nothing on stderr; any other failure (a full
 /// disk, a WASI output limit) with `EXIT_OUTPUT` and one line on stderr.
-pub fn main() -> i32 {
+///
+/// `stdout_closed_at_start`: whether standard output was closed when the
+/// process started (`>&-`), which only the program can know. The Rust
+/// runtime opens `/dev/null` on a closed standard descriptor before `main`
+/// runs, so that writing to it would succeed with the output lost; the
+/// `backend-targets` binary reads it earlier, from the loader's
+/// initialisers (`src/main/closed_stdout.rs`), a process-wide choice this
+/// library leaves to its program. `false` where that cannot be known (WASI,
+/// where a closed descriptor stays closed and the write fails).
+pub fn main(stdout_closed_at_start: bool) -> i32 {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     // A check of `probe`, in the child process that isolates it.
     #[cfg(not(target_family = "wasm"))]
     if args.first().is_some_and(|a| a == crate::native::HELPER_COMMAND) {
         crate::native::serve_check(&args[1..]);
     }
-    // This process's children are the probe's checks only: what a driver
-    // detaches from a check (`setsid`) is reparented here and ended with them.
-    #[cfg(not(target_family = "wasm"))]
-    crate::native::adopt_detached_processes();
     let outcome = run(args, &mut std::io::stdin().lock());
     let mut status = outcome.status;
     let mut stderr = outcome.stderr;
-    let written = if stdout_closed_at_start() {
+    let written = if stdout_closed_at_start {
         Err(std::io::Error::from_raw_os_error(CLOSED_DESCRIPTOR.unwrap_or_default()))
     } else {
         write_out(&mut *stdout_descriptor(), outcome.stdout.as_bytes())
@@ -302,40 +303,6 @@ fn stdout_descriptor() -> std::mem::ManuallyDrop<std::fs::File> {
 #[cfg(not(any(unix, target_os = "wasi")))]
 fn stdout_descriptor() -> Box<std::io::StdoutLock<'static>> {
     Box::new(std::io::stdout().lock())
-}
-
-/// Whether standard output was closed when this process started (`>&-`).
-/// The Rust runtime opens `/dev/null` on a closed standard descriptor before
-/// `main` runs, so that writing to it would succeed with the output lost;
-/// this is read earlier, from the loader's initialisers (`.init_array`,
-/// macOS's `__mod_init_func`).
-#[cfg(any(target_os = "linux", target_os = "macos"))]
-fn stdout_closed_at_start() -> bool {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    static CLOSED: AtomicBool = AtomicBool::new(false);
-    extern "C" fn record() {
-        // SAFETY: F_GETFD only asks whether descriptor 1 is open.
-        if unsafe { libc::fcntl(1, libc::F_GETFD) } < 0 {
-            CLOSED.store(true, Ordering::Relaxed);
-        }
-    }
-    // SAFETY: `.init_array` holds plain `extern "C"` functions that the
-    // loader calls once, before `main`; `record` only reads a descriptor's
-    // flags and stores a bool (the arguments the loader passes are ignored,
-    // as the C calling convention allows).
-    #[used]
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".init_array"))]
-    #[cfg_attr(target_os = "macos", unsafe(link_section = "__DATA,__mod_init_func"))]
-    static RECORD: extern "C" fn() = record;
-    // Referenced, so that the object holding it is always linked.
-    std::hint::black_box(&RECORD);
-    CLOSED.load(Ordering::Relaxed)
-}
-
-/// Elsewhere a closed descriptor stays closed (WASI: the write fails).
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
-fn stdout_closed_at_start() -> bool {
-    false
 }
 
 /// `EBADF`: the descriptor is not open.
@@ -414,15 +381,15 @@ fn usage(path: &str, message: impl Into<String>) -> Error {
 }
 
 /// lexopt's error in lexopt's words, but with the argument quoted as JSON
-/// (`json::quoted_short`), as every message quotes a value: lexopt's own
+/// (`error::quoted_short`), as every message quotes a value: lexopt's own
 /// `{:?}` printed nothing in the builds without `Debug` formatting (WASI), and
 /// its `Display` linked the formatting of any boxed error (2.5 KB there).
 /// An option that is not a plain name is a quoted path too (`option_path`):
 /// a newline or an escape in it stays out of the one line of stderr.
 fn usage_error(error: lexopt::Error) -> Error {
     use lexopt::Error::*;
-    let quoted = |value: &OsString| crate::json::quoted_short(&value.to_string_lossy());
-    let option_quoted = |option: &str| crate::json::quoted_short(option);
+    let quoted = |value: &OsString| crate::error::quoted_short(&value.to_string_lossy());
+    let option_quoted = |option: &str| crate::error::quoted_short(option);
     match &error {
         MissingValue { option: None } => usage("", "missing argument"),
         MissingValue { option: Some(option) } => {
@@ -447,7 +414,7 @@ fn option_path(option: &str) -> String {
     let plain = !option.is_empty()
         && option.len() <= 64
         && option.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if plain { option.to_string() } else { format!("[{}]", crate::json::quoted_short(option)) }
+    if plain { option.to_string() } else { format!("[{}]", crate::error::quoted_short(option)) }
 }
 
 fn text_arg(value: OsString, what: &str) -> Result<String, Error> {
@@ -674,7 +641,7 @@ fn timeout_arg(parser: &mut lexopt::Parser) -> Result<u32, Error> {
         _ => Err(Error::new(
             ErrorCode::InvalidValue,
             "--timeout-ms",
-            format!("{} is not a whole number of milliseconds from 1 to 600000", crate::json::quoted_short(&text)),
+            format!("{} is not a whole number of milliseconds from 1 to 600000", crate::error::quoted_short(&text)),
         )),
     }
 }
@@ -823,7 +790,7 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -
         None => read_all(stdin, limits.request_bytes, "")?,
         Some(path) if path == "-" => read_all(stdin, limits.request_bytes, "")?,
         Some(path) => {
-            let shown = crate::json::quoted_short(&path.to_string_lossy());
+            let shown = crate::error::quoted_short(&path.to_string_lossy());
             let cannot = |words: &str| Error::new(ErrorCode::Io, "--request", format!("cannot read {shown}: {words}"));
             if std::fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
                 return Err(cannot("it is a directory"));
@@ -860,7 +827,7 @@ fn parse_limit(text: &str) -> Result<(String, usize), Error> {
             format!(
                 "expected NAME=N (NAME one of: {}), found {}",
                 joined(Limits::NAMES, ", "),
-                crate::json::quoted_short(text)
+                crate::error::quoted_short(text)
             ),
         )
     };

@@ -4,12 +4,14 @@
 //! reports these same fields. Also the crate's one check of a list that must
 //! not repeat a value (`reject_repeats`, over `first_repeat`, which the strict
 //! JSON reader's repeated keys use too) and the one sort of names that it and
-//! the WebGPU limit maps and feature sets share (`sorted_order`).
+//! the WebGPU limit maps and feature sets share (`sorted_order`), and the one
+//! way a message quotes a value (`quoted`, `quoted_short`), which the strict
+//! JSON reader's failures use too: `json` depends on `error`, never the other
+//! way (tests/module_graph.rs).
 
 use serde::Serialize;
 
-use crate::json::{quoted, quoted_short};
-use crate::vocab::spelled_enum;
+use crate::spelling::spelled_enum;
 
 spelled_enum! {
     /// Stable, machine-matchable kinds of invalid input.
@@ -223,6 +225,71 @@ pub(crate) fn reject_repeats<'a>(values: impl Iterator<Item = &'a str>, path: &s
     }
 }
 
+/// `text` as a JSON string, for messages that quote a value. The same in
+/// every build: the npm build compiles `Debug` formatting away
+/// (`-Zfmt-debug=none`, scripts/build.sh), and JSON's escaping needs none of
+/// the Unicode tables that `{:?}` would bring back.
+///
+/// Beyond JSON's own escapes, the characters that reorder or break a line
+/// without being control characters (the bidirectional marks, embeddings,
+/// overrides and isolates, the line and paragraph separators) are written
+/// `\uXXXX` too: JSON reads them back the same, and a quoted value cannot
+/// turn the rest of a line of stderr or a log around. They are found by
+/// their UTF-8 bytes, not by walking characters (whose decoding and
+/// re-encoding were some 0.5 KB of the browser modules).
+pub(crate) fn quoted(text: &str) -> String {
+    // Writing a `str` into a `Vec` cannot fail.
+    let json = serde_json::to_string(text).unwrap_or_default();
+    let bytes = json.as_bytes();
+    let mut escaped = String::new();
+    let (mut copied, mut at) = (0, 0);
+    while at < bytes.len() {
+        // Each starts with a lead byte, so a match is a whole character.
+        let (point, width) = match bytes[at..] {
+            [0xd8, 0x9c, ..] => (0x061c, 2),
+            [0xe2, 0x80, low @ (0x8e | 0x8f | 0xa8..=0xae), ..] => (0x2000 | u32::from(low & 0x3f), 3),
+            [0xe2, 0x81, low @ 0xa6..=0xa9, ..] => (0x2040 | u32::from(low & 0x3f), 3),
+            _ => {
+                at += 1;
+                continue;
+            }
+        };
+        escaped.push_str(&json[copied..at]);
+        // Four hex digits, as serde_json writes `\u001b`: no formatting
+        // machinery for it in the browser module.
+        escaped.push_str("\\u");
+        for shift in [12, 8, 4, 0] {
+            let digit = (point >> shift & 0xf) as usize;
+            escaped.push_str(&"0123456789abcdef"[digit..=digit]);
+        }
+        at += width;
+        copied = at;
+    }
+    if copied == 0 {
+        return json;
+    }
+    escaped.push_str(&json[copied..]);
+    escaped
+}
+
+/// Text longer than this is quoted in part in messages.
+const QUOTE_BYTES: usize = 64;
+
+/// `quoted`, cut to its first 64 bytes (at a character boundary) with the
+/// full length named: a message never repeats a 10 MB key. Public for the
+/// service (`http/`), whose messages quote query parameters as the command
+/// quotes its arguments.
+pub fn quoted_short(text: &str) -> String {
+    if text.len() <= QUOTE_BYTES {
+        return quoted(text);
+    }
+    let mut end = QUOTE_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", quoted(&text[..end]), text.len())
+}
+
 /// The positions of `names` in name order (equal names by position). Every
 /// sort of names in the crate goes through this one function, so that the
 /// binaries link a single sort.
@@ -378,5 +445,32 @@ mod tests {
         assert_eq!(edit_distance(b"flaw", b"lawn"), 2);
         let error = Error::unknown_spelling("BackendOp", "qqqqqqq", ops);
         assert!(error.message.starts_with(r#"unknown BackendOp "qqqqqqq", expected one of: "#), "{}", error.message);
+    }
+
+    #[test]
+    fn quoted_writes_json_strings() {
+        assert_eq!(quoted("cuda"), r#""cuda""#);
+        assert_eq!(quoted("it's \"x\"\\"), r#""it's \"x\"\\""#);
+        assert_eq!(quoted("tab\tline\n\u{1}"), r#""tab\tline\n\u0001""#);
+        assert_eq!(quoted("日本語 😀"), "\"日本語 😀\"");
+        // Direction marks and line separators are escaped, not passed through.
+        assert_eq!(quoted("a\u{202e}b\u{2066}c\u{2028}d\u{200f}"), r#""a\u202eb\u2066c\u2028d\u200f""#);
+        assert_eq!(quoted("\u{61c}\u{200e}\u{202a}\u{2069}"), r#""\u061c\u200e\u202a\u2069""#);
+        // Their neighbours are not.
+        assert_eq!(
+            quoted("\u{200d}\u{2027}\u{202f}\u{2065}\u{206a}\u{61b}"),
+            "\"\u{200d}\u{2027}\u{202f}\u{2065}\u{206a}\u{61b}\""
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn quoted_reads_back_as_the_same_text(text in any::<String>()) {
+            let quoted = quoted(&text);
+            prop_assert!(!quoted.chars().any(|c| c < ' '));
+            let hidden = |c: char| matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+            prop_assert!(!quoted.chars().any(hidden));
+            prop_assert_eq!(serde_json::from_str::<String>(&quoted).unwrap(), text);
+        }
     }
 }

@@ -28,8 +28,9 @@
 //! The tree: the pure core at the top level (`vocab`, `target`,
 //! `availability`, `config`, `capsule`, `request`, `limits`, `text`,
 //! `planner`, `plan_result`, `webgpu`, `probe/` with its two halves, `error`,
-//! `schema`), strict JSON in `json/`, and one folder or file per edge,
-//! compiled only where it belongs: `cli` (native and WASI), `wasm/` (the JS
+//! `schema`, `spelling`), strict JSON in `json/`, and one folder or file per edge,
+//! compiled only where it belongs: `cli` (native and WASI; its binary,
+//! `src/main.rs`, makes the process-wide choices), `wasm/` (the JS
 //! API and the browser probe, `cfg(browser)`), `native/` (the native probe:
 //! loads vendor runtimes, native builds only). Every item has one public path:
 //! the flow's at the root, the rest in its public module (`vocab`,
@@ -48,6 +49,7 @@ mod planner;
 pub mod probe;
 mod request;
 mod schema;
+mod spelling;
 mod target;
 mod text;
 pub mod vocab;
@@ -72,6 +74,13 @@ pub use schema::SchemaName;
 pub use target::{NamedPreset, Preset, PresetOptions, PresetParameters, Target, presets};
 pub use text::{parse_availability, parse_plan_request, parse_target, plan_json};
 
-// The browser build's allocator is talc, behind the hook that starts a fresh
-// instance when an allocation fails (src/wasm/api.rs; BENCHMARKS.md, "The
-// allocator").
+// No process-wide effect: the library sets no global allocator, exports no
+// C symbol, adds no loader constructor, panic hook or signal handler; a
+// program that links it makes those choices (the command's are in
+// src/main.rs and src/main/; tests/library_effects.rs holds this). The one
+// exception is the browser module's start (`wasm_bindgen(start)`,
+// src/wasm/api.rs): that `.wasm` is a program of its own, instantiated by
+// its JS glue with nothing else in it, and its allocator (talc, behind the
+// hook that starts a fresh instance when an allocation fails; BENCHMARKS.md,
+// "The allocator") and its panic hook are how an instance that traps is
+// replaced by a fresh one for the next call.

@@ -10,11 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::capsule::{KernelCapsule, reference_capsules};
 use crate::error::{Error, ErrorCode, Result, join_path};
-use crate::planner::ResultBound;
-use crate::request::PlanRequest;
-use crate::vocab::BackendOp;
 
 /// The limits one plan request meets. Every field defaults to
 /// `Limits::DEFAULT`'s and may be raised up to `Limits::CEILING`'s.
@@ -184,73 +180,6 @@ impl Limits {
     pub(crate) fn check_name(&self, path: &str, name: &str) -> Result<()> {
         Self::check(path, "nameBytes", "bytes in a name", name.len(), self.name_bytes)
     }
-
-    /// Checks `request` against these limits (counts, names, WebGPU lists,
-    /// the planner's work and the answer's size); a text's bytes are checked
-    /// before it is parsed (`check_bytes`).
-    pub fn check_request(&self, request: &PlanRequest) -> Result<()> {
-        let (limits, request) = (self, request);
-        Limits::check("ops", "ops", "ops", request.ops.len(), limits.ops)?;
-        let configs = request.configs.as_ref().map_or(1, Vec::len);
-        Limits::check("configs", "configs", "configs", configs, limits.configs)?;
-        let capsules = request.capsules.as_ref().map_or(BackendOp::ALL.len(), Vec::len);
-        Limits::check("capsules", "capsules", "capsules", capsules, limits.capsules)?;
-        for (index, capsule) in request.capsules.iter().flatten().enumerate() {
-            // Paths relative to the capsule: its own is built only on failure.
-            check_capsule(capsule, limits).map_err(|e| e.under(&format!("capsules[{index}]")))?;
-        }
-        if let Some(capabilities) = request.availability.as_ref().and_then(|a| a.web_gpu.as_ref()) {
-            limits.check_webgpu("availability.webGpu", &capabilities.features, capabilities.limits.keys())?;
-        }
-        let work = configs.saturating_mul(request.ops.len().saturating_add(capsules));
-        Limits::check("", "work", "units of work (configs × (ops + capsules))", work, limits.work)?;
-        limits.check_output(request)
-    }
-
-    /// Refuses a request whose answer could be larger than `outputBytes`
-    /// (see `ResultBound`), saying which combination makes it so.
-    fn check_output(&self, request: &PlanRequest) -> Result<()> {
-        let limits = self;
-        let reference;
-        let catalog = match &request.capsules {
-            Some(capsules) => capsules.as_slice(),
-            None => {
-                reference = reference_capsules();
-                reference.as_slice()
-            }
-        };
-        let configs = request.configs.as_ref().map_or(1, Vec::len);
-        let web_gpu = request.availability.as_ref().and_then(|availability| availability.web_gpu.as_ref());
-        let bound = ResultBound::of(catalog, &request.ops, configs, web_gpu);
-        if bound.bytes <= limits.output_bytes {
-            return Ok(());
-        }
-        Err(Error::new(
-            ErrorCode::LimitExceeded,
-            "",
-            format!(
-                "the plan could take {} bytes of JSON ({} configs, each explaining {} ops and {} capsules with {} \
-                 bytes of names), more than the limit outputBytes = {} (it can be raised)",
-                bound.bytes,
-                configs,
-                request.ops.len(),
-                bound.candidates,
-                bound.name_bytes,
-                limits.output_bytes
-            ),
-        ))
-    }
-}
-
-/// Checks one capsule's names and WebGPU requirements against `limits` (their
-/// repeats and values are `PlanRequest::validate`'s); the
-/// error's path is relative to the capsule (`requires.features[2]`).
-fn check_capsule(capsule: &KernelCapsule, limits: &Limits) -> Result<()> {
-    limits.check_name("name", &capsule.name)?;
-    if let Some(requires) = &capsule.requires {
-        limits.check_webgpu("requires", &requires.features, requires.limits.keys())?;
-    }
-    Ok(())
 }
 
 impl Default for Limits {

@@ -1,9 +1,42 @@
-//! The `backend-targets` command (native and `wasm32-wasip1`); the logic
-//! lives in `backend_targets::cli`.
+//! The `backend-targets` command (native and `wasm32-wasip1`): the process
+//! around `backend_targets::cli`, and every process-wide choice, which the
+//! library leaves to its program and this binary makes:
+//! - the WASI command's allocator, and the C library's allocation functions
+//!   over it (`main/wasi_alloc.rs`, `wasm32-wasip1` only);
+//! - whether stdout was closed at start, read by a loader initialiser
+//!   (`main/closed_stdout.rs`, Linux and macOS);
+//! - the handlers that end the native probe's running checks with the
+//!   command on `SIGTERM`, `SIGINT` or `SIGHUP`
+//!   (`backend_targets::native::install_termination_handlers`);
+//! - on Linux, adopting what a driver detaches from a check (`setsid`), so
+//!   that it is ended with the checks (`native::adopt_detached_processes`:
+//!   this process becomes a child subreaper).
+//!
+//! The modules live in `src/main/` and are this binary's alone: the library
+//! (`src/lib.rs`) never names them (tests/library_effects.rs holds that).
+
+#[cfg(all(target_os = "wasi", target_env = "p1"))]
+#[path = "main/wasi_alloc.rs"]
+mod wasi_alloc;
+
+#[cfg(not(browser))]
+#[path = "main/closed_stdout.rs"]
+mod closed_stdout;
 
 #[cfg(not(browser))]
 fn main() {
-    std::process::exit(backend_targets::cli::main());
+    // Before anything runs a check: a check's process group is then always
+    // ended with the command.
+    #[cfg(not(target_family = "wasm"))]
+    backend_targets::native::install_termination_handlers();
+    // This process's children are the probe's checks only: what a driver
+    // detaches from a check is reparented here and ended with them. (Not in
+    // a check itself, the command started again as its own helper.)
+    #[cfg(not(target_family = "wasm"))]
+    if std::env::args_os().nth(1).is_none_or(|first| first != backend_targets::native::HELPER_COMMAND) {
+        backend_targets::native::adopt_detached_processes();
+    }
+    std::process::exit(backend_targets::cli::main(closed_stdout::at_start()));
 }
 
 // The browser build has no command line.

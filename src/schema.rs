@@ -6,7 +6,7 @@
 //! forms use, plus, for the native probe's forms (native command only), those
 //! only they use. The browser build carries no definition it cannot serve.
 
-use crate::vocab::spelled_enum;
+use crate::spelling::spelled_enum;
 
 spelled_enum! {
     /// The JSON forms that have a schema.
@@ -75,8 +75,13 @@ impl SchemaName {
     /// as the pretty `schemas/defs.json` (with a trailing newline).
     #[cfg(feature = "schema")]
     pub fn generate_definitions() -> String {
+        use crate::availability::Availability;
+        use crate::capsule::KernelCapsule;
+        use crate::config::ExecutionConfig;
+        use crate::plan_result::PlanResult;
         use crate::probe::native::{NativeResolution, ProbedPlanResult};
-        use crate::*;
+        use crate::request::PlanRequest;
+        use crate::target::Target;
         let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
         generator.subschema_for::<Target>();
         generator.subschema_for::<Availability>();

@@ -619,6 +619,8 @@ fn rust_api_child() {
     if std::env::var_os("NATIVE_API_CHILD").is_none() {
         return;
     }
+    let signals = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
+    let at_start = signals.map(disposition);
     let mode = std::env::var("FAKE_CUDA_MODE").unwrap();
     let hang = mode == "hang";
     let target = Target::linux_cuda(false);
@@ -666,6 +668,28 @@ fn rust_api_child() {
         to_json(&threads.changes),
         to_json(&helper.changes).replace("its process group was killed", "its thread was abandoned")
     );
+    // Probing in processes installed no signal handler: a signal's
+    // disposition is the program's to choose (the command's is src/main.rs).
+    assert_eq!(signals.map(disposition), at_start, "the library changed a signal's disposition");
+    // The program's call installs them where nobody handles the signal (one
+    // ignored by the test's starter, as SIGINT in a background job, stays so).
+    native::install_termination_handlers();
+    for ((signal, before), now) in signals.into_iter().zip(at_start).zip(signals.map(disposition)) {
+        let want_handler = before == libc::SIG_DFL;
+        assert_eq!(now != before, want_handler, "signal {signal}: {before} -> {now}");
+        assert!(!want_handler || now != libc::SIG_IGN, "signal {signal}: ignored, not handled");
+    }
+}
+
+/// A signal's disposition in this process (`SIG_DFL`, `SIG_IGN` or a handler).
+fn disposition(signal: i32) -> libc::sighandler_t {
+    // SAFETY: sigaction with no new action only reads the current one into a
+    // zeroed plain struct.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        assert_eq!(libc::sigaction(signal, std::ptr::null(), &mut action), 0);
+        action.sa_sigaction
+    }
 }
 
 #[test]

@@ -60,7 +60,7 @@ impl Where<'_> {
 /// index (`parent["a b"]`) when the key is not a plain name (`.`, `[`,
 /// spaces, nothing), so that every path reads one way.
 pub(super) fn key_path(parent: &str, key: &str) -> String {
-    if is_plain_key(key) { join_path(parent, key) } else { format!("{parent}[{}]", super::error::quoted_short(key)) }
+    if is_plain_key(key) { join_path(parent, key) } else { format!("{parent}[{}]", crate::error::quoted_short(key)) }
 }
 
 /// Whether `key` can stand in a path as `a.key`: letters, digits, `_`, `-`.

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::de::{self, Unexpected};
 
-use crate::error::{ErrorCode, join_path};
+use crate::error::{ErrorCode, join_path, quoted, quoted_short};
 
 /// A structured deserialization failure: serde's error constructors are
 /// overridden so that the code, the field and the valid spellings arrive as
@@ -118,62 +118,6 @@ pub(super) fn unknown(what: &str, found: &str, expected: &[&str]) -> String {
     }
 }
 
-/// `text` as a JSON string, for messages that quote a value. The same in
-/// every build: the npm build compiles `Debug` formatting away
-/// (`-Zfmt-debug=none`, scripts/build.sh), and JSON's escaping needs none of
-/// the Unicode tables that `{:?}` would bring back.
-///
-/// Beyond JSON's own escapes, the characters that reorder or break a line
-/// without being control characters (the bidirectional marks, embeddings,
-/// overrides and isolates, the line and paragraph separators) are written
-/// `\uXXXX` too: JSON reads them back the same, and a quoted value cannot
-/// turn the rest of a line of stderr or a log around.
-pub(crate) fn quoted(text: &str) -> String {
-    // Writing a `str` into a `Vec` cannot fail.
-    let json = serde_json::to_string(text).unwrap_or_default();
-    if !json.chars().any(hidden) {
-        return json;
-    }
-    let mut escaped = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
-        if hidden(c) {
-            // Four hex digits, as serde_json writes `\u001b`: no formatting
-            // machinery for it in the browser module.
-            escaped.push_str("\\u");
-            for shift in [12, 8, 4, 0] {
-                escaped.push(char::from(b"0123456789abcdef"[(u32::from(c) >> shift & 0xf) as usize]));
-            }
-        } else {
-            escaped.push(c);
-        }
-    }
-    escaped
-}
-
-/// A character that changes how the text around it is shown (its direction,
-/// its lines) while printing as nothing.
-fn hidden(c: char) -> bool {
-    matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
-/// Text longer than this is quoted in part in messages.
-const QUOTE_BYTES: usize = 64;
-
-/// `quoted`, cut to its first 64 bytes (at a character boundary) with the
-/// full length named: a message never repeats a 10 MB key. Public for the
-/// service (`http/`), whose messages quote query parameters as the command
-/// quotes its arguments.
-pub fn quoted_short(text: &str) -> String {
-    if text.len() <= QUOTE_BYTES {
-        return quoted(text);
-    }
-    let mut end = QUOTE_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} bytes)", quoted(&text[..end]), text.len())
-}
-
 /// `Unexpected`'s own wording, except that a float is not printed: that
 /// keeps float formatting (some 25 KB of wasm) out of the binaries.
 pub(super) fn describe(unexpected: Unexpected<'_>) -> String {
@@ -201,30 +145,5 @@ impl Error {
     /// a path that already ends in the key.
     pub(super) fn duplicate_key(key: &str) -> Self {
         Self::new(ErrorCode::DuplicateField, format!("duplicate field {}", quoted_short(key)))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::quoted;
-    use proptest::prelude::*;
-
-    #[test]
-    pub(super) fn quoted_writes_json_strings() {
-        assert_eq!(quoted("cuda"), r#""cuda""#);
-        assert_eq!(quoted("it's \"x\"\\"), r#""it's \"x\"\\""#);
-        assert_eq!(quoted("tab\tline\n\u{1}"), r#""tab\tline\n\u0001""#);
-        assert_eq!(quoted("日本語 😀"), "\"日本語 😀\"");
-        // Direction marks and line separators are escaped, not passed through.
-        assert_eq!(quoted("a\u{202e}b\u{2066}c\u{2028}d\u{200f}"), r#""a\u202eb\u2066c\u2028d\u200f""#);
-    }
-
-    proptest! {
-        #[test]
-        fn quoted_reads_back_as_the_same_text(text in any::<String>()) {
-            let quoted = quoted(&text);
-            prop_assert!(!quoted.chars().any(|c| c < ' '));
-            prop_assert_eq!(serde_json::from_str::<String>(&quoted).unwrap(), text);
-        }
     }
 }

@@ -10,9 +10,9 @@ mod error;
 #[cfg(any(test, detect_only))]
 pub(crate) mod plain;
 
+/// For the service (`http/`), whose messages quote as the command's do.
+pub use crate::error::quoted_short;
 pub(crate) use document::Json;
-pub(crate) use error::quoted;
-pub use error::quoted_short;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

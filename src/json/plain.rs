@@ -87,7 +87,7 @@ pub fn not_an_object(form: &str, found: &Plain) -> Error {
 /// A key that repeats an earlier one (JSON text can repeat a key; the host's
 /// parse would keep the last), where the strict reader finds it.
 pub fn duplicate_field(key: &str) -> Error {
-    at(Some(key), ErrorCode::DuplicateField, format!("duplicate field {}", super::error::quoted_short(key)))
+    at(Some(key), ErrorCode::DuplicateField, format!("duplicate field {}", crate::error::quoted_short(key)))
 }
 
 /// A key that is not one of `fields`.
@@ -162,7 +162,7 @@ pub(crate) mod tests {
     //! The direct reader against the strict one, on the same values.
 
     use super::*;
-    use crate::json::error::quoted;
+    use crate::error::quoted;
     use crate::json::from_json;
     use crate::probe::web::ProbeOptions;
     use proptest::prelude::*;

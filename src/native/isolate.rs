@@ -17,9 +17,10 @@
 //! - starts with no signal blocked and every disposition at its default,
 //!   whatever the probe's own were (`child_setup`);
 //! - runs in its own process group, killed as a group once it has
-//!   answered, at the deadline, or when the probe is ended by `SIGTERM`,
-//!   `SIGINT` or `SIGHUP`; on Linux it is killed when the probe dies
-//!   (`PR_SET_PDEATHSIG`);
+//!   answered, at the deadline, or, where the program installed
+//!   `install_termination_handlers` (the command does, in its `main`), when
+//!   the probe is ended by `SIGTERM`, `SIGINT` or `SIGHUP`; on Linux it is
+//!   killed when the probe dies (`PR_SET_PDEATHSIG`);
 //! - starts in `/`, with `LD_LIBRARY_PATH` stripped of its empty and
 //!   relative entries (`LoaderPath`): nothing is loaded from the caller's
 //!   working directory.
@@ -76,7 +77,11 @@ fn answer_in(bytes: &[u8], check: NativeCheck) -> Option<Result<CheckReport, Str
 }
 
 #[cfg(unix)]
-pub(crate) use unix::in_processes;
+pub(crate) use unix::{in_processes, install_termination_handlers};
+
+/// Elsewhere (Windows) there are no termination signals to handle.
+#[cfg(not(unix))]
+pub(crate) fn install_termination_handlers() {}
 
 #[cfg(target_os = "linux")]
 pub(crate) use unix::adopt_detached_processes;
@@ -124,7 +129,6 @@ mod unix {
         timeout_ms: u32,
     ) -> Vec<CheckReport> {
         let start = Instant::now();
-        kill_groups_on_termination();
         #[cfg(target_os = "linux")]
         PROBING.fetch_add(1, Ordering::SeqCst);
         let mut reports: Vec<Option<CheckReport>> = vec![None; checks.len()];
@@ -562,7 +566,9 @@ mod unix {
     /// Where `SIGTERM`, `SIGINT` and `SIGHUP` would end this process with
     /// their default action (nobody handles them), ends the running checks'
     /// groups first. Installed once; a handler the program has is left alone.
-    fn kill_groups_on_termination() {
+    /// Called by the program (`native::install_termination_handlers`), never
+    /// by the probe itself: a signal's disposition is the whole process's.
+    pub(crate) fn install_termination_handlers() {
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
             for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {

@@ -182,8 +182,12 @@ pub(crate) fn open(name: &OsStr, search: &LoaderPath) -> Result<Loaded, String> 
             return Err(message);
         }
     }
-    // SAFETY: loading runs the library's initialisers; the caller runs this in
-    // a check, which the command isolates in a child process (`isolate`).
+    // SAFETY: `load`'s contract: this runs only inside a check
+    // (`checks::run`), in a child process of the helper where one is given
+    // (`Options::helper`; the command always gives itself), else on a thread
+    // of the caller's process, where `Options::helper` documents that a crash
+    // in a vendor's initialiser is the caller's. (That a safe `native::probe`
+    // can reach the latter is issue 29's open point.)
     let library = unsafe { load(&target) }.map_err(|error| loader_message(name, &error))?;
     let (library, resolved) = resolved_path(library);
     let loaded_as = resolved.map_or_else(|| PathBuf::from(&target), PathBuf::from);
@@ -221,18 +225,33 @@ pub(crate) fn loaded_objects() -> Vec<String> {
     Vec::new()
 }
 
+/// Loads a vendor library by name (searched) or path.
+///
+/// # Safety
+/// Loading runs the library's initialisers (and those of what it needs):
+/// foreign code that may do anything to this process. The caller accepts
+/// that for the process it runs in: a check's own process, or a caller who
+/// chose to probe in its own.
 #[cfg(not(windows))]
 unsafe fn load(name: &OsStr) -> Result<Library, libloading::Error> {
     // dlopen searches LD_LIBRARY_PATH, the cache and the system directories
     // for a bare name; a path is opened as it is.
+    // SAFETY: `Library::new`'s contract is this function's (the caller's).
     unsafe { Library::new(name) }
 }
 
+/// Loads a vendor library by name (searched) or path.
+///
+/// # Safety
+/// As on Unix: loading runs the library's initialisers, which the caller
+/// accepts for the process it runs in.
 #[cfg(windows)]
 unsafe fn load(name: &OsStr) -> Result<Library, libloading::Error> {
     use libloading::os::windows::{LOAD_LIBRARY_SEARCH_DEFAULT_DIRS, Library as WindowsLibrary};
     // The application's directory, System32 and AddDllDirectory's: not the
     // working directory nor PATH (LoadLibrary's default would search both).
+    // SAFETY: `load_with_flags`'s contract is this function's (the caller's);
+    // the flags are valid `LoadLibraryExW` flags.
     unsafe { WindowsLibrary::load_with_flags(name, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) }.map(Library::from)
 }
 
@@ -272,6 +291,8 @@ fn resolved_path(library: Library) -> (Library, Option<String>) {
         // SAFETY: the link map lives as long as the handle; `l_name` is the
         // loader's own NUL-terminated copy of the path.
         let name = unsafe { (*map).l_name };
+        // SAFETY: as above: not null (checked), NUL-terminated, and copied
+        // before the handle is given back below.
         (!name.is_null()).then(|| unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned())
     };
     // SAFETY: the handle came from `into_raw` above and is still open.

@@ -5,6 +5,8 @@
 //!
 //! ```no_run
 //! use backend_targets::{Target, native};
+//! // In the program's `main`: a termination signal ends the checks too.
+//! native::install_termination_handlers();
 //! // Each check in a child process of the helper (crash- and hang-proof).
 //! let options = native::Options { helper: Some("backend-targets".into()), ..Default::default() };
 //! let resolution = native::probe(&Target::linux_cuda(false), &options);
@@ -50,6 +52,19 @@ use crate::vocab::{Architecture, OperatingSystem};
 /// on its answer channel and exits 0 (`serve_check`).
 pub const HELPER_COMMAND: &str = "__probe-check";
 
+/// Makes `SIGTERM`, `SIGINT` and `SIGHUP` end the running checks' process
+/// groups before they end this process as they would have (Unix; nothing
+/// elsewhere), where no handler is installed for them yet: a probe with a
+/// `helper` that is ended by one of them then leaves no check behind.
+///
+/// A signal's disposition belongs to the whole process, so the probe never
+/// installs these itself: a program calls this once, early in its `main`
+/// (the `backend-targets` command does, `src/main.rs`). A handler the
+/// program has is left alone; a second call does nothing.
+pub fn install_termination_handlers() {
+    isolate::install_termination_handlers();
+}
+
 /// How to probe.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
@@ -61,6 +76,8 @@ pub struct Options {
     /// answer `HELPER_COMMAND <check>`, as `backend-targets` does, or call
     /// `serve_check`). `None`: each check on a thread of this process, which
     /// a hang cannot block past the deadline but a crash takes down.
+    /// (A program ended by `SIGTERM`, `SIGINT` or `SIGHUP` while checks run
+    /// ends them too only after `install_termination_handlers`.)
     pub helper: Option<PathBuf>,
 }
 
@@ -85,7 +102,7 @@ impl Default for Options {
 /// This changes the whole process, so `probe` never does it by itself: call
 /// it only in a process whose every child is the probe's (a process it did
 /// not start that becomes its child would be killed too). The
-/// `backend-targets` command calls it at its start (`cli::main`).
+/// `backend-targets` command calls it at its start (`src/main.rs`).
 pub fn adopt_detached_processes() -> bool {
     isolate::adopt_detached_processes()
 }
@@ -219,9 +236,10 @@ struct Channel {
 impl Channel {
     fn at_start() -> Self {
         let identity = identity_of(isolate::ANSWER_FD);
-        // SAFETY: F_DUPFD_CLOEXEC duplicates a descriptor this process holds
-        // (or fails with EBADF) onto the lowest free one from 100.
         let copy = if identity.is_some() {
+            // SAFETY: F_DUPFD_CLOEXEC duplicates a descriptor this process
+            // holds (or fails with EBADF) onto the lowest free one from 100;
+            // it reads and writes no memory of ours.
             unsafe { libc::fcntl(isolate::ANSWER_FD, libc::F_DUPFD_CLOEXEC, 100) }
         } else {
             -1

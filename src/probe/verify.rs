@@ -262,19 +262,20 @@ fn multiply_add(out: &mut [f32], value: f32, row: &[f32]) {
 /// WebAssembly look slower than it is, and the GPU faster).
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 fn multiply_add(out: &mut [f32], value: f32, row: &[f32]) {
-    use core::arch::wasm32::{f32x4_add, f32x4_mul, f32x4_splat, v128, v128_load, v128_store};
+    use core::arch::wasm32::{f32x4, f32x4_add, f32x4_extract_lane, f32x4_mul, f32x4_splat};
     let times = f32x4_splat(value);
     let (out4, out_rest) = out.as_chunks_mut::<4>();
     let (row4, row_rest) = row.as_chunks::<4>();
     for (o, r) in out4.iter_mut().zip(row4) {
-        // SAFETY: each pointer is to four consecutive, initialised `f32`s
-        // (16 bytes) of a chunk this loop borrows (`o` mutably); WebAssembly's
-        // `v128.load` and `v128.store` need no alignment.
-        unsafe {
-            let sum =
-                f32x4_add(v128_load(o.as_ptr().cast::<v128>()), f32x4_mul(times, v128_load(r.as_ptr().cast::<v128>())));
-            v128_store(o.as_mut_ptr().cast::<v128>(), sum);
-        }
+        // (Lanes in and out by value, which the compiler makes one 16-byte
+        // load and store: the core has no `unsafe`.)
+        let sum = f32x4_add(f32x4(o[0], o[1], o[2], o[3]), f32x4_mul(times, f32x4(r[0], r[1], r[2], r[3])));
+        *o = [
+            f32x4_extract_lane::<0>(sum),
+            f32x4_extract_lane::<1>(sum),
+            f32x4_extract_lane::<2>(sum),
+            f32x4_extract_lane::<3>(sum),
+        ];
     }
     for (o, &w) in out_rest.iter_mut().zip(row_rest) {
         *o += value * w;

@@ -11,6 +11,10 @@
 //! A failed allocation returns null, as before: Rust's then reports
 //! `memory allocation of N bytes failed` and aborts, and the C library's
 //! callers see `ENOMEM`.
+//!
+//! The command's module, not the library's: a global allocator and the C
+//! library's `malloc` are choices for a whole program, which a library user
+//! makes for their own.
 
 use std::alloc::{GlobalAlloc, Layout};
 
@@ -160,8 +164,9 @@ pub unsafe extern "C" fn malloc_usable_size(pointer: *mut u8) -> usize {
 
 #[cfg(test)]
 mod tests {
-    //! Under wasmtime: `cargo test --target wasm32-wasip1 --lib wasi_alloc`
-    //! (the runner is set in .cargo/config.toml; scripts/test.sh runs it).
+    //! Under wasmtime: `cargo test --target wasm32-wasip1 --bin
+    //! backend-targets wasi_alloc` (the runner is set in .cargo/config.toml;
+    //! scripts/test.sh runs it).
 
     use super::*;
 
@@ -197,8 +202,13 @@ mod tests {
         }
         assert!(calloc(usize::MAX, 2).is_null());
         assert!(malloc(usize::MAX - 8).is_null());
-        // SAFETY: a null pointer and a size no layout can hold.
-        assert!(unsafe { realloc(malloc(1), usize::MAX - 8) }.is_null());
+        // SAFETY: a live pointer from `malloc`, and a size no layout can
+        // hold: `realloc` refuses it and keeps the block, freed once here.
+        unsafe {
+            let kept = malloc(1);
+            assert!(realloc(kept, usize::MAX - 8).is_null());
+            free(kept);
+        }
     }
 
     #[test]

@@ -1,0 +1,162 @@
+//! How a closed vocabulary is spelled, for every one of them: `spelled_enum!`
+//! turns one table of `Variant = "spelling"` rows into the enum, its
+//! canonical spelling (`as_str`, `Display`), parsing (`FromStr`, with
+//! aliases), serde, the JSON Schema (feature `schema`) and the TypeScript
+//! union type (browser build), over one search (`find_spelling`) and one
+//! serde visitor (`SpellingVisitor`) shared by all. A leaf: it uses no other
+//! module (an expansion names `error::Error`, where it is expanded), so that
+//! `vocab`, `error` and the rest use it without a circle.
+
+use serde::de::{self, Visitor};
+use std::fmt;
+
+/// Declares a closed vocabulary from one table of `Variant = "spelling"` rows,
+/// with optional `| "alias"` spellings accepted by parsing only.
+macro_rules! spelled_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $spelling:literal $(| $alias:literal)* ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+        #[cfg_attr(browser, derive(tsify::Tsify))]
+        // A variant is documented by its spelling in the table; a doc comment
+        // on it would also change the published JSON Schema.
+        #[allow(missing_docs)]
+        $vis enum $name {
+            // Read by the schema and TypeScript derives only: serde itself
+            // goes through the spelling table (below).
+            $(
+                $(#[$vmeta])*
+                #[cfg_attr(
+                    any(feature = "schema", browser),
+                    serde(rename = $spelling)
+                )]
+                $variant,
+            )+
+        }
+
+        impl $name {
+            /// Every value, in the SPEC's order.
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+            /// Every canonical spelling, in the SPEC's order: each value's
+            /// name in JSON, in JavaScript and on the command line.
+            #[doc = concat!($("\n- `", stringify!($variant), "` is `\"", $spelling, "\"`"),+)]
+            pub const SPELLINGS: &'static [&'static str] = &[$($spelling),+];
+            /// The vocabulary's name, as used in error messages and types.
+            pub const TYPE_NAME: &'static str = stringify!($name);
+
+            /// The canonical spelling.
+            pub const fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $spelling,)+ }
+            }
+
+            /// The accepted aliases, with the position of what each spells.
+            const ALIASES: &'static [(&'static str, usize)] = &[$($(($alias, Self::$variant as usize),)*)+];
+
+            /// Parses a canonical spelling or an accepted alias (case-sensitive).
+            pub fn from_spelling(text: &str) -> Option<Self> {
+                $crate::spelling::find_spelling(Self::SPELLINGS, Self::ALIASES, text).map(|index| Self::ALL[index])
+            }
+
+            /// Position in the SPEC's order (dense, from 0).
+            pub const fn index(self) -> usize {
+                self as usize
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = $crate::error::Error;
+            fn from_str(text: &str) -> Result<Self, $crate::error::Error> {
+                Self::from_spelling(text)
+                    .ok_or_else(|| $crate::error::Error::unknown_spelling(Self::TYPE_NAME, text, Self::SPELLINGS))
+            }
+        }
+
+        /// The canonical spelling, as a JSON string.
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                $crate::spelling::deserialize_spelling(deserializer, Self::TYPE_NAME, Self::SPELLINGS, Self::ALIASES)
+                    .map(|index| Self::ALL[index])
+            }
+        }
+    };
+}
+
+/// The position of `text` among `spellings`, or of the variant it is an
+/// alias of. One function for every vocabulary (a `match` per vocabulary
+/// compares the same way, in more code).
+#[inline(never)]
+pub(crate) fn find_spelling(spellings: &[&str], aliases: &[(&str, usize)], text: &str) -> Option<usize> {
+    // Length and first byte first: most candidates differ there, which
+    // spares them a `memcmp` call. A plain loop, not a closure: at opt-level
+    // "z" the closure stayed a call per candidate in wasm.
+    let (length, first) = (text.len(), text.as_bytes().first());
+    for (index, spelling) in spellings.iter().enumerate() {
+        if spelling.len() == length && spelling.as_bytes().first() == first && *spelling == text {
+            return Some(index);
+        }
+    }
+    for &(alias, index) in aliases {
+        if alias.len() == length && alias.as_bytes().first() == first && alias == text {
+            return Some(index);
+        }
+    }
+    None
+}
+
+/// Reads a spelling's position with a `SpellingVisitor`: one copy per
+/// deserializer, not one per vocabulary.
+#[inline(never)]
+pub(crate) fn deserialize_spelling<'de, D: de::Deserializer<'de>>(
+    deserializer: D,
+    type_name: &'static str,
+    spellings: &'static [&'static str],
+    aliases: &'static [(&'static str, usize)],
+) -> Result<usize, D::Error> {
+    deserializer.deserialize_str(SpellingVisitor { type_name, spellings, aliases })
+}
+
+/// Visitor shared by every spelled enum: a string in the table (read as its
+/// position, so that one visitor type serves every vocabulary), or serde's
+/// standard `unknown variant` error listing the canonical spellings.
+pub(crate) struct SpellingVisitor {
+    pub(crate) type_name: &'static str,
+    pub(crate) spellings: &'static [&'static str],
+    pub(crate) aliases: &'static [(&'static str, usize)],
+}
+
+impl Visitor<'_> for SpellingVisitor {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A byte test: a `[char]` pattern brings its searcher into the binaries.
+        let article = if matches!(self.type_name.as_bytes().first(), Some(b'A' | b'E' | b'I' | b'O' | b'U')) {
+            "an"
+        } else {
+            "a"
+        };
+        write!(f, "{article} {} spelling", self.type_name)
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<usize, E> {
+        find_spelling(self.spellings, self.aliases, text).ok_or_else(|| E::unknown_variant(text, self.spellings))
+    }
+}
+
+pub(crate) use spelled_enum;

@@ -1,0 +1,161 @@
+//! The library carries no process-wide effect (issue 29): a Rust program
+//! that depends on `backend-targets` gets no global allocator, no exported C
+//! symbol (`malloc` and the like), no loader constructor (a link section),
+//! no panic hook and no signal handler from it. Those are the program's
+//! choices; the `backend-targets` binary makes its own in `src/main.rs` and
+//! `src/main/`.
+//!
+//! A source scan, not a symbol check, because the effects are per target
+//! (the allocator and `malloc` only in `wasm32-wasip1`, the constructor only
+//! on Linux and macOS): the scan sees every `cfg` at once, natively. The
+//! signal handlers are also checked by behaviour: tests/native_probe.rs
+//! (`rust_api_child`) probes in processes through the library and finds
+//! every signal's disposition as it was.
+//!
+//! One exception, by design: the browser module (`src/wasm/`) sets its
+//! allocator and its panic hook. They are the browser module's own start
+//! (`wasm_bindgen(start)`), the module is a program of its own (a `.wasm`
+//! its JS glue instantiates, with nothing else in it), and the hook is how
+//! an instance that traps is replaced by a fresh one (src/wasm/api.rs).
+
+use std::path::{Path, PathBuf};
+
+const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+
+/// What a library must not say, each with why.
+const FORBIDDEN: &[(&str, &str)] = &[
+    ("#[global_allocator]", "a global allocator is the program's"),
+    ("no_mangle", "an exported symbol (such as C's `malloc`) is the program's"),
+    ("export_name", "an exported symbol (such as C's `malloc`) is the program's"),
+    ("link_section", "a loader constructor (`.init_array`) runs in every program that links it"),
+    ("#[used]", "a kept static is how a constructor or an export is forced into the program"),
+    ("set_hook", "the panic hook is the program's"),
+    ("take_hook", "the panic hook is the program's"),
+    ("wasm_bindgen(start", "a module's start is its program's"),
+    ("sigaction(", "a signal's disposition is the whole process's"),
+    ("libc::signal(", "a signal's disposition is the whole process's"),
+];
+
+/// The library's files allowed one forbidden word each, with why.
+const ALLOWED: &[(&str, &str, &str)] = &[(
+    "native/isolate.rs",
+    "sigaction(",
+    "the handlers `native::install_termination_handlers` installs when a program calls it (never the probe)",
+)];
+
+/// The browser module's files (the exception the module's doc explains).
+const BROWSER: &str = "wasm/";
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The library's source files, as paths relative to `src/` (`native/isolate.rs`):
+/// all but the binary's (`main.rs` and `main/`).
+fn library_files() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    rust_files(Path::new(SRC), &mut files);
+    let files: Vec<(String, String)> = files
+        .into_iter()
+        .map(|path| {
+            let name = path.strip_prefix(SRC).unwrap().to_string_lossy().replace('\\', "/");
+            (name, std::fs::read_to_string(&path).unwrap())
+        })
+        .filter(|(name, _)| name != "main.rs" && !name.starts_with("main/"))
+        .collect();
+    assert!(files.iter().any(|(name, _)| name == "lib.rs") && files.len() > 20, "the scan found the library");
+    files
+}
+
+/// The code of a file without its comments (`//` to the end of the line).
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().map(|(index, line)| (index + 1, line.split("//").next().unwrap_or("")))
+}
+
+#[test]
+fn the_library_source_has_no_process_wide_effect() {
+    let mut found = Vec::new();
+    for (name, text) in library_files() {
+        if name.starts_with(BROWSER) {
+            continue;
+        }
+        for (line, code) in code_lines(&text) {
+            for (word, why) in FORBIDDEN {
+                let allowed = ALLOWED.iter().any(|(file, allowed, _)| *file == name && allowed == word);
+                if code.contains(word) && !allowed {
+                    found.push(format!("src/{name}:{line}: `{word}`: {why}"));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "process-wide effects in the library:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_binary_makes_the_choices_the_library_leaves_to_it() {
+    // Proof that the scan looks for what the binary really writes: each word
+    // is found in the binary's files.
+    let mut binary = String::new();
+    let mut files = vec![PathBuf::from(SRC).join("main.rs")];
+    rust_files(&PathBuf::from(SRC).join("main"), &mut files);
+    for path in &files {
+        binary.push_str(&std::fs::read_to_string(path).unwrap());
+    }
+    for word in ["#[global_allocator]", "no_mangle", "link_section", "#[used]", "install_termination_handlers()"] {
+        assert!(
+            binary.contains(word),
+            "the binary no longer says `{word}`: is the scan still looking for the right words?"
+        );
+    }
+    // The library never names the binary's modules.
+    for (name, text) in library_files() {
+        for (line, code) in code_lines(&text) {
+            assert!(!code.contains("main/"), "src/{name}:{line} names a file of the binary (src/main/)");
+        }
+    }
+}
+
+#[test]
+fn the_termination_handlers_are_installed_only_by_a_program() {
+    // The one library call of the installing function is the public
+    // forwarder, native::install_termination_handlers, which nothing in the
+    // library calls (the runtime check is in tests/native_probe.rs).
+    let mut calls = Vec::new();
+    for (name, text) in library_files() {
+        for (_, code) in code_lines(&text) {
+            if code.contains("install_termination_handlers()") && !code.contains("fn install_termination_handlers()") {
+                calls.push(format!("src/{name}: {}", code.trim()));
+            }
+        }
+    }
+    assert_eq!(calls, ["src/native/mod.rs: isolate::install_termination_handlers();"], "{calls:#?}");
+}
+
+/// The edges: the only library files where `unsafe` may appear
+/// (ARCHITECTURE.md, "Where `unsafe` lives").
+const EDGES_WITH_UNSAFE: &[&str] = &["native/", "wasm/", "cli.rs"];
+
+#[test]
+fn the_core_has_no_unsafe() {
+    let mut found = Vec::new();
+    for (name, text) in library_files() {
+        if EDGES_WITH_UNSAFE.iter().any(|edge| name.starts_with(edge)) {
+            continue;
+        }
+        for (line, code) in code_lines(&text) {
+            if code.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| word == "unsafe") {
+                found.push(format!("src/{name}:{line}: {}", code.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "`unsafe` in the core (it belongs to an edge):\n{}", found.join("\n"));
+}
