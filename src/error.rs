@@ -234,43 +234,52 @@ pub(crate) fn reject_repeats<'a>(values: impl Iterator<Item = &'a str>, path: &s
 /// without being control characters (the bidirectional marks, embeddings,
 /// overrides and isolates, the line and paragraph separators) are written
 /// `\uXXXX` too: JSON reads them back the same, and a quoted value cannot
-/// turn the rest of a line of stderr or a log around. They are found by
-/// their UTF-8 bytes, not by walking characters (whose decoding and
-/// re-encoding were some 0.5 KB of the browser modules).
+/// turn the rest of a line of stderr or a log around.
+#[cfg(not(detect_only))]
 pub(crate) fn quoted(text: &str) -> String {
     // Writing a `str` into a `Vec` cannot fail.
     let json = serde_json::to_string(text).unwrap_or_default();
-    let bytes = json.as_bytes();
-    let mut escaped = String::new();
-    let (mut copied, mut at) = (0, 0);
-    while at < bytes.len() {
-        // Each starts with a lead byte, so a match is a whole character.
-        let (point, width) = match bytes[at..] {
-            [0xd8, 0x9c, ..] => (0x061c, 2),
-            [0xe2, 0x80, low @ (0x8e | 0x8f | 0xa8..=0xae), ..] => (0x2000 | u32::from(low & 0x3f), 3),
-            [0xe2, 0x81, low @ 0xa6..=0xa9, ..] => (0x2040 | u32::from(low & 0x3f), 3),
-            _ => {
-                at += 1;
-                continue;
-            }
-        };
-        escaped.push_str(&json[copied..at]);
-        // Four hex digits, as serde_json writes `\u001b`: no formatting
-        // machinery for it in the browser module.
-        escaped.push_str("\\u");
-        for shift in [12, 8, 4, 0] {
-            let digit = (point >> shift & 0xf) as usize;
-            escaped.push_str(&"0123456789abcdef"[digit..=digit]);
-        }
-        at += width;
-        copied = at;
-    }
-    if copied == 0 {
+    // Each of them begins with one of these bytes in UTF-8: most texts are
+    // answered without walking their characters.
+    if !json.bytes().any(|byte| byte == 0xe2 || byte == 0xd8) {
         return json;
     }
-    escaped.push_str(&json[copied..]);
+    let mut escaped = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if hidden(c) {
+            // Four hex digits, as serde_json writes `\u001b`: no formatting
+            // machinery for it in the browser module.
+            escaped.push_str("\\u");
+            for shift in [12, 8, 4, 0] {
+                escaped.push_str(HEX_DIGITS[(u32::from(c) >> shift & 0xf) as usize]);
+            }
+        } else {
+            escaped.push(c);
+        }
+    }
     escaped
 }
+
+/// `quoted` in the detect-only module: JSON's escapes only. Its JS half
+/// writes the hidden characters `\uXXXX` in every message and path the
+/// module throws (`escapeHidden`, src/wasm/boundary.js): the module's own
+/// words never hold one, so the result is `quoted`'s, without the character
+/// walk (some 0.4 KB of the module gzipped). tests/js/probe-node.test.mjs
+/// holds the two modules' errors equal on such text.
+#[cfg(detect_only)]
+pub(crate) fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_default()
+}
+
+/// A character that changes how the text around it is shown (its direction,
+/// its lines) while printing as nothing.
+#[cfg(not(detect_only))]
+fn hidden(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+#[cfg(not(detect_only))]
+const HEX_DIGITS: [&str; 16] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f"];
 
 /// Text longer than this is quoted in part in messages.
 const QUOTE_BYTES: usize = 64;

@@ -50,32 +50,6 @@ pub fn to_json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-/// `value` as serde_json writes an `f64` (the shortest text that reads back
-/// as it), when `value` is the `f64` nearest to a whole number of
-/// thousandths below 10^12 (some 31 years in milliseconds); `None`
-/// otherwise. The text is the integer part, a point and the thousandths
-/// without their trailing zeros (at least one digit): no shorter decimal
-/// reads back as the same `f64`, since below 10^12 an `f64` step is under
-/// 0.000123, and two such decimals are at least 0.001 apart.
-#[cfg(any(test, detect_only))]
-pub(crate) fn millisecond_text(value: f64) -> Option<String> {
-    const MAX_THOUSANDTHS: f64 = 1e15;
-    let thousandths = (value * 1000.0).round();
-    if !(0.0..MAX_THOUSANDTHS).contains(&thousandths) {
-        return None;
-    }
-    let thousandths = thousandths as u64;
-    if (thousandths as f64 / 1000.0).to_bits() != value.to_bits() {
-        return None;
-    }
-    let (whole, fraction) = (thousandths / 1000, thousandths % 1000);
-    let mut text = format!("{whole}.{fraction:03}");
-    while text.ends_with('0') && !text.ends_with(".0") {
-        text.pop();
-    }
-    Some(text)
-}
-
 /// Pretty JSON, two-space indent (no trailing newline).
 ///
 /// The compact text is re-read as a `Json` document and printed pretty, so
@@ -107,50 +81,4 @@ pub(crate) fn escaped_len(text: &str) -> usize {
 /// serde's default for the boolean fields that default to `true`.
 pub(crate) fn default_true() -> bool {
     true
-}
-
-#[cfg(test)]
-mod tests {
-    use super::millisecond_text;
-    use proptest::prelude::*;
-
-    /// serde_json's own text for `value`: what the detect-only module's
-    /// formatter must write, byte for byte.
-    fn serde_json_text(value: f64) -> String {
-        serde_json::to_string(&value).expect("a finite f64")
-    }
-
-    #[test]
-    fn whole_thousandths_read_as_serde_json_writes_them() {
-        let edges: [u64; 12] =
-            [0, 1, 10, 100, 999, 1000, 1001, 1010, 12_345, 5_000_000, 4_294_967_295_000, 999_999_999_999_999];
-        for thousandths in edges {
-            let value = thousandths as f64 / 1000.0;
-            assert_eq!(millisecond_text(value).as_deref(), Some(serde_json_text(value).as_str()), "{thousandths}");
-        }
-        assert_eq!(millisecond_text(0.0).as_deref(), Some("0.0"));
-        assert_eq!(millisecond_text(1.5).as_deref(), Some("1.5"));
-        assert_eq!(millisecond_text(0.001).as_deref(), Some("0.001"));
-    }
-
-    #[test]
-    fn anything_but_whole_thousandths_in_range_is_none() {
-        for value in [-0.001, -1.0, 0.0005, 0.1 + 0.2, 1e-9, 1e12, 1e16, f64::NAN, f64::INFINITY, -0.0] {
-            assert_eq!(millisecond_text(value), None, "{value}");
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn every_whole_thousandth_reads_as_serde_json_writes_it(thousandths in 0u64..1_000_000_000_000_000) {
-            let value = thousandths as f64 / 1000.0;
-            prop_assert_eq!(millisecond_text(value), Some(serde_json_text(value)));
-        }
-
-        #[test]
-        fn a_probes_rounding_is_always_written(ms in 0.0f64..1e7) {
-            let value = (ms * 1000.0).round() / 1000.0;
-            prop_assert_eq!(millisecond_text(value), Some(serde_json_text(value)));
-        }
-    }
 }

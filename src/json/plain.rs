@@ -97,10 +97,9 @@ pub fn unknown_field(key: &str, fields: &'static [&'static str]) -> Error {
     error
 }
 
-/// `verify` given to the detect-only module itself, which does not verify
-/// (its entry hands such a call to `backend-targets/verify`).
-pub fn verify_elsewhere(key: &str) -> Error {
-    at(Some(key), ErrorCode::UnsupportedOption, crate::probe::verify::NOT_HERE.to_string())
+/// A field the module reads but does not take (`message` says where to go).
+pub fn unsupported_option(key: &str, message: &str) -> Error {
+    at(Some(key), ErrorCode::UnsupportedOption, message.to_string())
 }
 
 /// A `u32` field: a whole number from 0 to 2³² − 1; any other number is out

@@ -51,7 +51,7 @@ pub const F16_TOLERANCE: f64 = 2e-2;
 
 /// What a module without the verification says of `verify` (the entries
 /// hand it to `backend-targets/verify`, which has it).
-pub const NOT_HERE: &str = "this module does not verify: import { detect } from 'backend-targets/verify'";
+pub const NOT_HERE: &str = "verify is in 'backend-targets/verify'";
 
 /// How long a cached verdict is used, in milliseconds (7 days).
 pub const VERDICT_MAX_AGE_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;

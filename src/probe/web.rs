@@ -163,7 +163,7 @@ impl ProbeOptions {
                 // size goal): `false` is no verification, anything else says
                 // where verification is.
                 Some(5) if matches!(value, Plain::Bool(false)) => {}
-                Some(5) => return Err(plain::verify_elsewhere(key)),
+                Some(5) => return Err(plain::unsupported_option(key, verify::NOT_HERE)),
                 _ => return Err(plain::unknown_field(key, Self::FIELDS)),
             }
             seen.push(key.to_string());
@@ -261,7 +261,7 @@ pub struct ProbeReport {
     /// The bound the probe ran under, in milliseconds.
     pub timeout_ms: u32,
     /// How long the probe took. (The detect-only module writes it itself,
-    /// last, as `millisecond_text` does: see `wasm::probe::with_elapsed`.)
+    /// last: see `wasm::probe::probe_and_answer`.)
     #[cfg_attr(detect_only, serde(skip_serializing))]
     pub elapsed_ms: f64,
 }

@@ -8,7 +8,9 @@
 //! Invalid input throws an `Error` with `code`, `path` and, for a bad
 //! spelling, `expected`; an unplannable request returns `{ ok: false, ... }`.
 
-use js_sys::{Array, JSON, JsString, Reflect, Uint8Array};
+#[cfg(not(detect_only))]
+use js_sys::JSON;
+use js_sys::{Array, JsString, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode};
@@ -116,11 +118,14 @@ pub(crate) fn js_error(mut error: Error) -> JsValue {
     }
     let js = js_sys::Error::new(&error.one_line());
     js.set_name("BackendTargetsError");
+    #[cfg(detect_only)]
+    escape_hidden(&js, &error.path);
     let object: &JsValue = js.as_ref();
     let set = |key: &str, value: JsValue| {
         let _ = Reflect::set(object, &JsValue::from_str(key), &value);
     };
     set("code", JsValue::from_str(error.code.as_str()));
+    #[cfg(not(detect_only))]
     set("path", JsValue::from_str(&error.path));
     if !error.expected.is_empty() {
         let expected: Array = error.expected.iter().map(|s| JsValue::from_str(s)).collect();
@@ -146,6 +151,12 @@ extern "C" {
     /// The UTF-16 index of the first lone surrogate in `text`, or -1.
     #[wasm_bindgen(js_name = loneSurrogate)]
     fn lone_surrogate(text: &JsString) -> i32;
+    /// Sets the error's `path`, and writes the characters that reorder or
+    /// break a line `\uXXXX` in its message and path (the detect-only
+    /// module's `quoted` leaves them to it).
+    #[cfg(detect_only)]
+    #[wasm_bindgen(js_name = escapeHidden)]
+    fn escape_hidden(error: &js_sys::Error, path: &str);
     /// `TextEncoder.encodeInto(text, into).written`.
     #[wasm_bindgen(js_name = encodeInto)]
     fn encode_into(text: &JsString, into: &Uint8Array) -> u32;
@@ -280,6 +291,7 @@ pub(crate) fn json_text(value: &JsValue, absent_ok: bool, max_bytes: usize) -> R
 }
 
 /// Parses compact JSON produced by the core into a JS value.
+#[cfg(not(detect_only))]
 pub(crate) fn to_js(text: &str) -> JsValue {
     // The core's own output is always valid JSON.
     JSON::parse(text).unwrap_or(JsValue::NULL)

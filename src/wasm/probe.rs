@@ -30,7 +30,9 @@ use js_sys::{Array, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
-use super::api::{js_error, to_js};
+use super::api::js_error;
+#[cfg(not(detect_only))]
+use super::api::to_js;
 #[cfg(not(detect_only))]
 use crate::json::from_json;
 use crate::json::to_json;
@@ -74,6 +76,11 @@ extern "C" {
     fn delay(ms: f64) -> Array;
     #[wasm_bindgen(js_name = cancelDelay)]
     fn cancel_delay(timer: &JsValue);
+    /// The answer's text read, with the report's `elapsedMs` set (last):
+    /// the report's, or the resolution's `probe`'s when `nested`.
+    #[cfg(detect_only)]
+    #[wasm_bindgen(js_name = withElapsed)]
+    fn with_elapsed(text: &str, elapsed_ms: f64, nested: bool) -> JsValue;
     /// `performance.now()`, or `Date.now()` where there is no `performance`.
     #[wasm_bindgen(js_name = now)]
     pub(super) fn now_ms() -> f64;
@@ -308,16 +315,10 @@ async fn run_probe_from(options: &ProbeOptions, started: f64) -> ProbeReport {
     if let (Some(verify), Some(adapter), true) = (&options.verify, adapter, report.available) {
         report = super::verify::verified(report, adapter, verify, &faults).await;
     }
-    // A module without the verification (the full and detect-only ones,
-    // whose entries hand `verify` to `backend-targets/verify`): an adapter
-    // it cannot verify is not kept on presence alone.
-    // (The detect-only module's reader refuses `verify` itself.)
-    #[cfg(all(not(feature = "verify"), not(detect_only)))]
-    if options.verify.is_some() && report.available {
-        report.available = false;
-        report.reason = ProbeReason::VerifyFailed;
-        report.message = format!("{}: {}", report.message, crate::probe::verify::NOT_HERE);
-    }
+    // (A module without the verification, the full one, probes as if
+    // `verify` were not given: its entry hands `verify` to
+    // `backend-targets/verify` wherever there is WebGPU, and only a direct
+    // call of its glue could reach here with an adapter.)
     #[cfg(not(feature = "verify"))]
     let _ = adapter;
     // Microseconds are all a timer in a browser resolves; the rounding also
@@ -499,26 +500,13 @@ async fn probe_and_answer(options: JsValue, answer: Answer, started: f64) -> Res
         Answer::Report => to_json(&report),
         Answer::Resolution => to_json(&resolve_report(&Target::wasm(), &report)),
     };
+    // The detect-only module's serializer leaves `elapsedMs` out (serde_json's
+    // shortest-float writer was some 2 KB of the module): its JS half reads
+    // the text and sets it, last in the report, as the full package writes it.
     #[cfg(detect_only)]
-    let text = with_elapsed(text, report.elapsed_ms, answer);
+    return Ok(with_elapsed(&text, report.elapsed_ms, matches!(answer, Answer::Resolution)));
+    #[cfg(not(detect_only))]
     Ok(to_js(&text))
-}
-
-/// The detect-only module's answer with the report's last field,
-/// `elapsedMs`, written in (its serializer leaves it out): the text is the
-/// full package's, byte for byte, without serde_json's shortest-float writer
-/// (some 2 KB of the module). The report is the last field of a resolution,
-/// and `elapsedMs` the last of a report, so it goes before the answer's
-/// last closing brace, or the last two.
-#[cfg(detect_only)]
-fn with_elapsed(mut text: String, elapsed_ms: f64, answer: Answer) -> String {
-    let closing = match answer {
-        Answer::Report => 1,
-        Answer::Resolution => 2,
-    };
-    let ms = crate::json::millisecond_text(elapsed_ms).unwrap_or_else(|| "null".into());
-    text.insert_str(text.len().saturating_sub(closing), &format!(",\"elapsedMs\":{ms}"));
-    text
 }
 
 /// Probes WebGPU afresh (pages, workers; in Node or WASI it answers

@@ -518,6 +518,20 @@ describe('probe.js: verifyDevice', () => {
   });
 });
 
+describe('boundary.js: escapeHidden', () => {
+  test('writes the characters that reorder or break a line as \\uXXXX in message and path, nothing else', () => {
+    const error = new Error('[unknown-field] at ["a\u202eb"]: unknown field "a\u202eb", and é\u200d😀');
+    boundary.escapeHidden(error, '["a\u202eb\u2066\u061c\u2028"]');
+    assert.equal(error.message, '[unknown-field] at ["a\\u202eb"]: unknown field "a\\u202eb", and é\u200d😀');
+    assert.equal(error.path, '["a\\u202eb\\u2066\\u061c\\u2028"]');
+    const all = '\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069';
+    const other = new Error(all);
+    boundary.escapeHidden(other, '');
+    assert.equal(other.message, JSON.parse(`"${other.message}"`) === all ? other.message : 'mismatch');
+    assert.doesNotMatch(other.message, /[\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/);
+  });
+});
+
 describe('verify.js: the guard around wgpu\'s adapter and device, and the kept verdicts', async () => {
   const verify = await import(pathToFileURL(join(ROOT, 'src', 'wasm', 'verify.js')));
 

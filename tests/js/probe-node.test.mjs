@@ -189,6 +189,10 @@ test('the detect-only module reads options as the full package does, error for e
     { toJSON: () => ({ timeoutMs: -1 }) }, { timeoutMs: { toJSON: () => 7 } }, new Date(0), 'just text'.split(''),
     { timeoutMs: () => 1 }, { powerPreference: Symbol('s') }, { verifyDevice: 1n }, { timeoutMs: NaN }, () => 1,
     '{"timeoutMs": 5}', '{"timeoutMs": -1, "powerPreference": "fast"}', '[]', ' {} ',
+    // Characters that reorder or break a line, in keys and values: written
+    // \uXXXX by both (the detect-only module's JS half writes them).
+    { 'a\u202eb': 1 }, { powerPreference: 'x\u2066y\u2028' }, { ['\u061c'.repeat(40)]: 1 }, { timeoutMs: 'z\u200f' },
+    { 'k\u2069': 1, timeoutMs: -1 },
   ];
   const cycle = {};
   cycle.self = cycle;
