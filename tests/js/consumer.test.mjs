@@ -223,10 +223,16 @@ init().then(() => {
     assert.doesNotMatch(r.output, /warn|\(!\)|deprecat|error/i, `vite printed a warning:\n${r.output}`);
 
     const assets = readdirSync(join(dir, 'dist', 'assets'));
-    const wasmAssets = assets.filter((f) => f.endsWith('.wasm'));
-    const chunks = assets.filter((f) => f.endsWith('.js'));
+    // The verification's module (backend-targets/verify, imported on demand by
+    // detect({ verify })) is emitted beside it, never fetched by this page:
+    // its main chunk does not name it.
+    const onDemand = assets.filter((f) => f.startsWith('verified'));
+    const wasmAssets = assets.filter((f) => f.endsWith('.wasm') && !onDemand.includes(f));
+    const chunks = assets.filter((f) => f.endsWith('.js') && !onDemand.includes(f));
+    assert.ok(onDemand.some((f) => /^verified_bg-.*\.wasm$/.test(f)), `assets: ${assets}`);
     assert.equal(wasmAssets.length, 1, `assets: ${assets}`);
     assert.equal(chunks.length, 1, `assets: ${assets}`);
+    assert.ok(!readFileSync(join(dir, 'dist', 'assets', chunks[0]), 'utf8').includes('verified_bg'), 'not fetched by this page');
     const shipped = readFileSync(join(dir, 'node_modules', 'backend-targets', 'backend_targets_bg.wasm'));
     assert.ok(readFileSync(join(dir, 'dist', 'assets', wasmAssets[0])).equals(shipped), 'the asset is the package\'s .wasm');
     const chunk = readFileSync(join(dir, 'dist', 'assets', chunks[0]), 'utf8');
@@ -235,7 +241,7 @@ init().then(() => {
     assert.match(readFileSync(join(dir, 'dist', 'index.html'), 'utf8'), new RegExp(`assets/${chunks[0]}`));
   });
 
-  test('Vite builds a page importing backend-targets/detect: only the detect-only .wasm is emitted', () => {
+  test('Vite builds a page importing backend-targets/detect: only the detect-only .wasm is fetched (the verification\'s on demand)', () => {
     write('main.js', `import { detect } from 'backend-targets/detect';
 
 detect().then((resolution) => {
@@ -246,8 +252,16 @@ detect().then((resolution) => {
     assert.equal(r.status, 0, `vite build failed:\n${r.output}`);
     assert.doesNotMatch(r.output, /warn|\(!\)|deprecat|error/i, `vite printed a warning:\n${r.output}`);
     const assets = readdirSync(join(dir, 'dist', 'assets'));
-    const wasmAssets = assets.filter((f) => f.endsWith('.wasm'));
+    // backend-targets/verify is a chunk of its own with its .wasm, loaded only
+    // by detect({ verify }); the page's chunk names neither its .wasm nor the full one.
+    const onDemand = assets.filter((f) => f.startsWith('verified'));
+    const wasmAssets = assets.filter((f) => f.endsWith('.wasm') && !onDemand.includes(f));
     assert.equal(wasmAssets.length, 1, `assets: ${assets}`);
+    assert.ok(!assets.some((f) => f.startsWith('backend_targets_bg')), `the full module is not emitted: ${assets}`);
+    const main = assets.filter((f) => f.endsWith('.js') && !onDemand.includes(f));
+    for (const chunk of main) {
+      assert.ok(!readFileSync(join(dir, 'dist', 'assets', chunk), 'utf8').includes('verified_bg'), `${chunk} does not fetch it`);
+    }
     const shipped = readFileSync(join(dir, 'node_modules', 'backend-targets', 'detect_bg.wasm'));
     assert.ok(readFileSync(join(dir, 'dist', 'assets', wasmAssets[0])).equals(shipped), 'the asset is the detect-only .wasm');
   });

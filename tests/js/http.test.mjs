@@ -289,6 +289,10 @@ test('a client that sends half a body and stalls: others are served meanwhile, t
 test('4,000 plans at concurrency 32: every one answered 200 with the command\'s bytes', { timeout: 120_000 }, async () => {
   const body = readFileSync(join(VECTORS, 'requests', 'per-op-fallback.json'));
   const expected = native(['plan'], body).stdout;
+  // Only what the host logs during this load counts: an earlier test sends
+  // the heads that wasmtime itself refuses with a log line (no Host, a
+  // non-ASCII Host), on purpose.
+  const logged = server.output().length;
   let next = 0, good = 0;
   const failures = [];
   const worker = async () => {
@@ -306,5 +310,5 @@ test('4,000 plans at concurrency 32: every one answered 200 with the command\'s 
   await Promise.all(Array.from({ length: 32 }, worker));
   assert.deepEqual(failures.slice(0, 5), []);
   assert.equal(good, 4000);
-  assert.doesNotMatch(server.output(), /worker failed|panicked/i, 'wasmtime serve reported a failure');
+  assert.doesNotMatch(server.output().slice(logged), /worker failed|panicked/i, 'wasmtime serve reported a failure');
 });
