@@ -174,7 +174,10 @@ struct Buffers {
     weights: wgpu::Buffer,
     biases: wgpu::Buffer,
     layers: Vec<wgpu::Buffer>,
-    readback: wgpu::Buffer,
+    /// One for each run: the first, the f16 one, each warm one. A warm run
+    /// cut short is left mapping its own (Chromium resolves such a map at
+    /// its next poll, some 100 ms on: waiting for it cost that much a run).
+    readbacks: Vec<wgpu::Buffer>,
 }
 
 fn bytes(values: &[f32]) -> Vec<u8> {
@@ -220,12 +223,16 @@ impl Buffers {
             weights: storage(&workload.weights, false),
             biases: storage(&workload.biases, false),
             layers,
-            readback: device.create_buffer(&wgpu::BufferDescriptor {
-                label: None,
-                size: OUTPUT_BYTES,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }),
+            readbacks: (0..2 + WARM_RUNS)
+                .map(|_| {
+                    device.create_buffer(&wgpu::BufferDescriptor {
+                        label: None,
+                        size: OUTPUT_BYTES,
+                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    })
+                })
+                .collect(),
         }
     }
 
@@ -259,6 +266,7 @@ fn commands(
     groups: &[wgpu::BindGroup],
     buffers: &Buffers,
     passes: usize,
+    readback: &wgpu::Buffer,
 ) -> wgpu::CommandBuffer {
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
     {
@@ -271,18 +279,18 @@ fn commands(
             }
         }
     }
-    encoder.copy_buffer_to_buffer(&buffers.pong, 0, &buffers.readback, 0, OUTPUT_BYTES);
+    encoder.copy_buffer_to_buffer(&buffers.pong, 0, readback, 0, OUTPUT_BYTES);
     encoder.finish()
 }
 
 /// Maps the readback buffer and copies its values out; `Err` with the
 /// browser's words when the map fails.
-async fn read_back(buffers: &Buffers, faults: &JsValue) -> Result<Vec<f32>, Stop> {
+async fn read_back(readback: &wgpu::Buffer, faults: &JsValue) -> Result<Vec<f32>, Stop> {
     let slot: Rc<RefCell<Option<Function>>> = Rc::default();
     let resolve = slot.clone();
     let mapped = Promise::new(&mut |done, _| *resolve.borrow_mut() = Some(done));
     let ready = slot.borrow_mut().take();
-    buffers.readback.map_async(wgpu::MapMode::Read, .., move |result| {
+    readback.map_async(wgpu::MapMode::Read, .., move |result| {
         if let Some(done) = ready {
             let _ = done.call1(&JsValue::NULL, &JsValue::from_bool(result.is_ok()));
         }
@@ -293,11 +301,11 @@ async fn read_back(buffers: &Buffers, faults: &JsValue) -> Result<Vec<f32>, Stop
     if !ok {
         return Err((ProbeReason::VerifyFailed, "mapAsync() of the result failed".into()));
     }
-    let values = match buffers.readback.get_mapped_range(..) {
+    let values = match readback.get_mapped_range(..) {
         Ok(view) => view.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
         Err(error) => return Err((ProbeReason::VerifyFailed, format!("getMappedRange() failed: {error}"))),
     };
-    buffers.readback.unmap();
+    readback.unmap();
     check(faults)?;
     Ok(values)
 }
@@ -335,13 +343,15 @@ async fn compute(
     path: &Path,
     buffers: &Buffers,
     passes: usize,
+    run: usize,
     faults: &JsValue,
 ) -> Result<Vec<f32>, Stop> {
-    let commands = commands(device, &path.pipeline, &path.groups, buffers, passes);
+    let readback = &buffers.readbacks[run];
+    let commands = commands(device, &path.pipeline, &path.groups, buffers, passes, readback);
     check(faults)?;
     queue.submit([commands]);
     check(faults)?;
-    read_back(buffers, faults).await
+    read_back(readback, faults).await
 }
 
 /// Error scopes around the work. wgpu requires them popped in reverse
@@ -423,9 +433,9 @@ async fn run(
     let single = path(&device, &buffers, VerifyPrecision::F32, faults)?;
     let half_path = if half { Some(path(&device, &buffers, VerifyPrecision::F16, faults)?) } else { None };
     // The first run: the numbers (and whatever the driver compiles late).
-    let answered = compute(&device, &queue, &single, &buffers, 1, faults).await?;
+    let answered = compute(&device, &queue, &single, &buffers, 1, 0, faults).await?;
     let half_answer = match &half_path {
-        Some(path) => Some(compute(&device, &queue, path, &buffers, 1, faults).await?),
+        Some(path) => Some(compute(&device, &queue, path, &buffers, 1, 1, faults).await?),
         None => None,
     };
     if let Some(error) = scopes.first_error().await {
@@ -459,22 +469,19 @@ async fn run(
     let mut slow = 0;
     while totals.len() < WARM_RUNS && slow * 2 <= WARM_RUNS && (totals.len() - slow) * 2 <= WARM_RUNS {
         let start = now_ms();
-        let mut run = std::pin::pin!(compute(&device, &queue, &single, &buffers, PASSES, faults));
-        let cut = within(slower_after.ceil() + 1.0, run.as_mut()).await;
+        let run = 2 + totals.len();
+        let cut =
+            within(slower_after.ceil() + 1.0, compute(&device, &queue, &single, &buffers, PASSES, run, faults)).await;
         let total = now_ms() - start;
-        // A run cut short is slower; it still finishes (untimed, within the
-        // budget), so that its readback is checked and its buffer unmapped
-        // for the next run.
-        let answered = match cut {
-            Some(answered) => answered,
-            None => run.await,
-        }?;
+        slow += usize::from(total > slower_after);
+        totals.push(total);
+        // A run cut short is slower, and left unchecked on its own buffer.
+        let Some(answered) = cut else { continue };
+        let answered = answered?;
         let found = compare(&expected, &answered, F32_TOLERANCE);
         if !found.within {
             return Err((ProbeReason::WrongResults, format!("wrong results (f32) on a warm run: {}", found.why)));
         }
-        slow += usize::from(total > slower_after);
-        totals.push(total);
     }
     // The middle run's time (the slower of two that agree).
     totals.sort_by(f64::total_cmp);
