@@ -3,7 +3,7 @@
 import type { ProbeOptions, ProbeReport, Resolution, InitInput } from './index.js';
 
 export type { ProbeOptions, ProbeReport, Resolution } from './index.js';
-export { BackendTargetsError, isBackendTargetsError } from './index.js';
+export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './index.js';
 
 /** Instantiates the module once (`detect` and `probe` call it themselves);
  *  a URL, `Response`, `WebAssembly.Module` or bytes given before the first

@@ -10,7 +10,7 @@ import init, { detect as detectNow, probe as probeNow } from './backend_targets.
 import { requestEarly, settle } from './probe.js';
 import { adopt, checkModule, compile, compileEarly } from './early.js';
 
-export { BackendTargetsError, isBackendTargetsError } from './early.js';
+export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
 
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./detect_bg.wasm', import.meta.url);

@@ -137,3 +137,26 @@ export function checkModule(module, names) {
     throw backendError('invalid-value', `init() was given a .wasm that is not this package's module (it has no export ${missing}); it was not instantiated`);
   }
 }
+
+// The decision an inference app makes, in one call per runtime (all three
+// entries export these; they read a resolution, and need no module).
+
+/** Whether the resolution kept WebGPU (`detect()`'s answer, with or without `verify`). */
+const keptWebGpu = (resolution) => resolution?.effective?.features?.includes('webGpu') === true;
+
+/** ONNX Runtime Web's `executionProviders` for a `detect()` resolution:
+ *  `['webgpu', 'wasm']` where WebGPU was kept (wasm as its fallback for the
+ *  ops WebGPU lacks), else `['wasm']`. */
+export function executionProviders(resolution) {
+  return keptWebGpu(resolution) ? ['webgpu', 'wasm'] : ['wasm'];
+}
+
+/** Transformers.js's `{ device, dtype }` for a `detect()` resolution:
+ *  `webgpu` where WebGPU was kept, with `fp16` only where the adapter has
+ *  `shader-f16` (else `fp32`); otherwise `wasm` with `q8`, Transformers.js's
+ *  own default on wasm. */
+export function transformersOptions(resolution) {
+  if (!keptWebGpu(resolution)) return { device: 'wasm', dtype: 'q8' };
+  const f16 = resolution.availability?.webGpu?.features?.includes('shader-f16') === true;
+  return { device: 'webgpu', dtype: f16 ? 'fp16' : 'fp32' };
+}

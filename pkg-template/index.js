@@ -18,7 +18,7 @@ import {
   THROW_WITH, adopt, backendError, checkModule, compile, compileEarly, compileSync, notInitialised, raise, throwWith,
 } from './early.js';
 
-export { BackendTargetsError, isBackendTargetsError } from './early.js';
+export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
 
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./backend_targets_bg.wasm', import.meta.url);

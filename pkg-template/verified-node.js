@@ -1,7 +1,7 @@
 // Node entry of `backend-targets/verify`: Node has no WebGPU to verify, so the
 // full package (instantiated at import, see node.js) answers, with the same code:
 // `verify` is read and checked, and the probe answers `no-navigator`.
-export { detect, probe, clearVerifications } from './node.js';
+export { detect, probe, clearVerifications, executionProviders, transformersOptions } from './node.js';
 
 /** Nothing to instantiate: node.js did at import. */
 export default async function initVerified() {}

@@ -3,7 +3,7 @@
 import type { ProbeOptions, ProbeReport, Resolution, InitInput } from './index.js';
 
 export type { ProbeOptions, ProbeReport, Resolution, Verification, VerifyOptions } from './index.js';
-export { BackendTargetsError, isBackendTargetsError } from './index.js';
+export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './index.js';
 
 /** Instantiates the module once (`detect` and `probe` call it themselves). */
 export default function initVerified(moduleOrPath?: InitInput | Promise<InitInput>): Promise<unknown>;

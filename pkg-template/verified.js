@@ -12,7 +12,7 @@ import { requestEarly, settle } from './probe.js';
 import { clearVerdicts } from './verify.js';
 import { adopt, checkModule, compile, compileEarly } from './early.js';
 
-export { BackendTargetsError, isBackendTargetsError } from './early.js';
+export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
 
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./verified_bg.wasm', import.meta.url);

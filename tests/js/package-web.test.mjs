@@ -31,8 +31,9 @@ test('before init, calls fail; initSync({ module }) initialises once', async () 
   // detect reject rather than throw.
   const first = /^\[usage\] at \(top level\): call init\(\) first/;
   for (const [name, fn] of Object.entries(index)) {
-    // clearVerifications needs no module: it clears kept verdicts (none in Node).
-    if (typeof fn !== 'function' || ['default', 'initSync', 'probe', 'detect', 'BackendTargetsError', 'isBackendTargetsError', 'clearVerifications'].includes(name)) continue;
+    // clearVerifications needs no module: it clears kept verdicts (none in Node);
+    // executionProviders and transformersOptions read a resolution.
+    if (typeof fn !== 'function' || ['default', 'initSync', 'probe', 'detect', 'BackendTargetsError', 'isBackendTargetsError', 'clearVerifications', 'executionProviders', 'transformersOptions'].includes(name)) continue;
     assert.throws(() => fn({}), (e) => e.name === 'BackendTargetsError' && e.code === 'usage' && first.test(e.message), name);
   }
   assert.equal(await index.clearVerifications(), undefined, 'clearVerifications needs no init');

@@ -269,3 +269,23 @@ test('detect({ verify }) under Node answers no-navigator, with no verification a
   await assert.rejects(bt.detect({ verify: { precision: 'f64' } }), { code: 'unknown-variant', path: 'verify.precision' });
   await assert.rejects(bt.detect({ verify: 'yes' }), { code: 'wrong-type', path: 'verify' });
 });
+
+test('executionProviders and transformersOptions: the decision in one call, from any entry', async () => {
+  const kept = bt.resolve(bt.wasm(), AVAILABLE_REPORT);
+  assert.deepEqual(bt.executionProviders(kept), ['webgpu', 'wasm']);
+  assert.deepEqual(bt.transformersOptions(kept), { device: 'webgpu', dtype: 'fp16' });
+  const withoutF16 = bt.resolve(bt.wasm(), { ...AVAILABLE_REPORT, adapter: { ...AVAILABLE_REPORT.adapter, features: ['timestamp-query'] } });
+  assert.deepEqual(bt.transformersOptions(withoutF16), { device: 'webgpu', dtype: 'fp32' });
+  const dropped = await bt.detect();
+  assert.deepEqual(bt.executionProviders(dropped), ['wasm']);
+  assert.deepEqual(bt.transformersOptions(dropped), { device: 'wasm', dtype: 'q8' });
+  // A verdict that drops WebGPU (here a fallback adapter refused) is wasm too.
+  const refused = bt.resolve(bt.wasm(), { ...AVAILABLE_REPORT, available: false, reason: 'slower-than-wasm' });
+  assert.deepEqual(bt.executionProviders(refused), ['wasm']);
+  // The same functions from the other entries (their Node forms).
+  for (const entry of ['detect-node.js', 'verified-node.js']) {
+    const other = await import(pathToFileURL(join(ROOT, 'pkg', entry)).href);
+    assert.deepEqual(other.executionProviders(kept), ['webgpu', 'wasm'], entry);
+    assert.deepEqual(other.transformersOptions(dropped), { device: 'wasm', dtype: 'q8' }, entry);
+  }
+});
