@@ -8,7 +8,7 @@
 import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
 // scripts/build.sh points this at wasm-bindgen's copy, as for index.js.
 import { requestEarly, settle } from './probe.js';
-import { adopt, checkModule, compile, compileEarly } from './early.js';
+import { adopt, checkModule, compile, compileEarly, verifying } from './early.js';
 
 export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
 
@@ -44,22 +44,6 @@ export default function initDetect(moduleOrPath) {
   return ready;
 }
 
-
-/** Whether `options` ask for a verification where there is WebGPU to verify
- *  (a page, a worker, Deno): such a call is handed to `backend-targets/verify`,
- *  loaded on demand. Elsewhere (Node) this module answers it: no adapter. */
-function verifying(options) {
-  let value = options;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return false; // this module says what is wrong with the text
-    }
-  }
-  const verify = value !== null && typeof value === 'object' ? value.verify : undefined;
-  return verify !== undefined && verify !== false && globalThis.navigator?.gpu != null;
-}
 
 /** The verification entry, loaded on first use. */
 let verifier;

@@ -160,3 +160,19 @@ export function transformersOptions(resolution) {
   const f16 = resolution.availability?.webGpu?.features?.includes('shader-f16') === true;
   return { device: 'webgpu', dtype: f16 ? 'fp16' : 'fp32' };
 }
+
+/** Whether `options` ask for a verification where there is WebGPU to verify
+ *  (a page, a worker, Deno): such a call is handed to `backend-targets/verify`,
+ *  loaded on demand. Elsewhere (Node) the entry's own module answers it: no adapter. */
+export function verifying(options) {
+  let value = options;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return false; // the module says what is wrong with the text
+    }
+  }
+  const verify = value !== null && typeof value === 'object' ? value.verify : undefined;
+  return verify !== undefined && verify !== false && globalThis.navigator?.gpu != null;
+}

@@ -16,6 +16,7 @@ import { takeOutOfMemory } from './boundary.js';
 import { cachedVerdict, verdictKey } from './verify.js';
 import {
   THROW_WITH, adopt, backendError, checkModule, compile, compileEarly, compileSync, notInitialised, raise, throwWith,
+  verifying,
 } from './early.js';
 
 export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
@@ -88,28 +89,10 @@ export const __exhaustMemoryForTesting = guarded('__exhaustMemoryForTesting');
 export { wasmPreset as wasm };
 
 
-/** Whether `options` ask for a verification where there is WebGPU to verify
- *  (a page, a worker, Deno): such a call is handed to `backend-targets/verify`,
- *  loaded on demand. Elsewhere (Node) this module answers it: no adapter. */
-function verifying(options) {
-  let value = options;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return false; // this module says what is wrong with the text
-    }
-  }
-  const verify = value !== null && typeof value === 'object' ? value.verify : undefined;
-  return verify !== undefined && verify !== false && globalThis.navigator?.gpu != null;
-}
-
 /** The verification entry, loaded on first use. */
 let verifier;
 const verification = () => (verifier ??= import('./verified.js'));
 
-// How long a kept verdict is used: src/probe/verify.rs, VERDICT_MAX_AGE_MS.
-const VERDICT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 const PRECISIONS = ['f32', 'f16'];
 const CACHES = ['persistent', 'session'];
 
@@ -149,7 +132,7 @@ async function keptVerdict(options, answer) {
   const report = await settle(glue.probe, plain);
   if (!report.available || report.adapter === undefined) return undefined;
   const key = verdictKey(report.adapter, kept.precision);
-  const text = await cachedVerdict(kept.cache, key, VERDICT_MAX_AGE_MS);
+  const text = await cachedVerdict(kept.cache, key);
   if (text === undefined) return undefined;
   try {
     const verdict = JSON.parse(text);

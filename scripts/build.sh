@@ -143,6 +143,17 @@ bundle_entry() {
   # The version the verdicts' cache key holds (src/wasm/verify.js).
   sed -i "s/__BACKEND_TARGETS_VERSION__/$(node -p "require('./pkg-template/package.json').version")/" "$out/$entry"
 }
+# Gives the glue in target/$1 the module's own file name $2 as its default
+# URL. Were wasm-bindgen to spell that URL otherwise, the page would load the
+# full module under another entry without a word: fail instead.
+glue_url() { # raw, wasm
+  local glue="target/$1/backend_targets.js"
+  sed -i "s|'backend_targets_bg.wasm'|'$2'|" "$glue"
+  if ! grep -q "'$2'" "$glue" || grep -q "'backend_targets_bg.wasm'" "$glue"; then
+    echo "build.sh: wasm-bindgen's glue no longer names 'backend_targets_bg.wasm' as the sed expects ($glue)" >&2
+    exit 1
+  fi
+}
 rm -rf pkg
 mkdir -p pkg
 # The whole API: pkg/index.js over pkg/backend_targets_bg.wasm.
@@ -156,14 +167,7 @@ bundle_entry index.js pkg-raw
 # `backend-targets/detect`: probe and detect only, pkg/detect.js over
 # pkg/detect_bg.wasm (whose name the glue's own default URL is given too).
 inline=30 browser_module pkg-detect-raw detect_bg.wasm --no-default-features
-glue=target/pkg-detect-raw/backend_targets.js
-sed -i "s|'backend_targets_bg.wasm'|'detect_bg.wasm'|" "$glue"
-# Were wasm-bindgen to spell its default URL otherwise, the page would load the
-# full module under the detect-only entry without a word: fail instead.
-if ! grep -q "'detect_bg.wasm'" "$glue" || grep -q "'backend_targets_bg.wasm'" "$glue"; then
-  echo "build.sh: wasm-bindgen's glue no longer names 'backend_targets_bg.wasm' as the sed expects ($glue)" >&2
-  exit 1
-fi
+glue_url pkg-detect-raw detect_bg.wasm
 bundle_entry detect.js pkg-detect-raw
 # `backend-targets/verify`: the verification (feature `verify`), loaded on
 # demand by the other entries: pkg/verified.js over pkg/verified_bg.wasm.
@@ -171,12 +175,7 @@ bundle_entry detect.js pkg-detect-raw
 # reference computes as fast as a WebAssembly inference runtime would, so
 # that "faster than WebAssembly" means what it says (src/probe/verify.rs).
 target_features=+simd128 inline=30 browser_module pkg-verified-raw verified_bg.wasm --no-default-features --features verify
-glue=target/pkg-verified-raw/backend_targets.js
-sed -i "s|'backend_targets_bg.wasm'|'verified_bg.wasm'|" "$glue"
-if ! grep -q "'verified_bg.wasm'" "$glue" || grep -q "'backend_targets_bg.wasm'" "$glue"; then
-  echo "build.sh: wasm-bindgen's glue no longer names 'backend_targets_bg.wasm' as the sed expects ($glue)" >&2
-  exit 1
-fi
+glue_url pkg-verified-raw verified_bg.wasm
 bundle_entry verified.js pkg-verified-raw
 cp pkg-template/package.json pkg-template/index.d.ts pkg-template/node.js pkg-template/detect.d.ts pkg-template/detect-node.js \
   pkg-template/verified.d.ts pkg-template/verified-node.js \

@@ -53,9 +53,6 @@ pub const F16_TOLERANCE: f64 = 2e-2;
 /// hand it to `backend-targets/verify`, which has it).
 pub const NOT_HERE: &str = "verify is in 'backend-targets/verify'";
 
-/// How long a cached verdict is used, in milliseconds (7 days).
-pub const VERDICT_MAX_AGE_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;
-
 /// `detect({ verify })`'s object form; `verify: true` is every default.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]

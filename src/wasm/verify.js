@@ -204,9 +204,12 @@ async function read(cache, key) {
   return session.get(key);
 }
 
+/** How long a kept verdict is used: 7 days. */
+export const VERDICT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+
 /** The verdict kept under `key` (JSON text), if kept less than `maxAgeMs`
- *  ago; undefined otherwise. Never rejects. */
-export async function cachedVerdict(cache, key, maxAgeMs) {
+ *  (7 days unless given) ago; undefined otherwise. Never rejects. */
+export async function cachedVerdict(cache, key, maxAgeMs = VERDICT_MAX_AGE_MS) {
   try {
     const kept = await read(cache, key);
     if (typeof kept !== 'string') return undefined;

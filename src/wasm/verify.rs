@@ -18,8 +18,8 @@ use wasm_bindgen_futures::JsFuture;
 use super::probe::{get, now_ms, within};
 use crate::json::{from_json, to_json};
 use crate::probe::verify::{
-    F16_TOLERANCE, F32_TOLERANCE, LAYERS, PASSES, ROWS, SPEED_MARGIN, VERDICT_MAX_AGE_MS, Verification, VerifyCache,
-    VerifyOptions, VerifyPrecision, WIDTH, Workload, compare, shader, slower_than_wasm, workload_text,
+    F16_TOLERANCE, F32_TOLERANCE, LAYERS, PASSES, ROWS, SPEED_MARGIN, Verification, VerifyCache, VerifyOptions,
+    VerifyPrecision, WIDTH, Workload, compare, shader, slower_than_wasm, workload_text,
 };
 use crate::probe::web::{ProbeReason, ProbeReport, WebGpuVerdict};
 
@@ -41,10 +41,10 @@ extern "C" {
     /// message }`), or `undefined`.
     #[wasm_bindgen(js_name = takeFault)]
     fn take_fault(faults: &JsValue) -> JsValue;
-    /// The verdict kept under `key` (JSON text), if younger than `maxAgeMs`;
-    /// resolves to `undefined` otherwise. Never rejects.
+    /// The verdict kept under `key` (JSON text), if younger than its maximum
+    /// age (the JS half's); resolves to `undefined` otherwise. Never rejects.
     #[wasm_bindgen(js_name = cachedVerdict)]
-    fn cached_verdict(cache: &str, key: &str, max_age_ms: f64) -> Promise;
+    fn cached_verdict(cache: &str, key: &str) -> Promise;
     /// Keeps a verdict (JSON text) under `key`; storage that fails is ignored.
     #[wasm_bindgen(js_name = keepVerdict)]
     fn keep_verdict(cache: &str, key: &str, text: &str);
@@ -78,7 +78,7 @@ pub(super) async fn verified(
     let key = verdict_key(&to_json(described), options.precision.as_str());
     let cache = options.cache.as_str();
     if options.cache != VerifyCache::None
-        && let Ok(text) = JsFuture::from(cached_verdict(cache, &key, VERDICT_MAX_AGE_MS)).await
+        && let Ok(text) = JsFuture::from(cached_verdict(cache, &key)).await
         && let Some(text) = text.as_string()
         && let Ok(mut verdict) = from_json::<WebGpuVerdict>(&text)
         && verdict.verification.adapter_key == key
