@@ -13,7 +13,7 @@ import init, * as glue from './backend_targets.js';
 // (snippets/<crate-hash>/src/wasm/*.js), the very modules the glue uses.
 import { requestEarly, settle } from './probe.js';
 import { takeOutOfMemory } from './boundary.js';
-import { cachedVerdict, verdictKey } from './verify.js';
+import { cachedVerdict, verdictKey, warmVerdicts } from './verify.js';
 import {
   THROW_WITH, adopt, backendError, checkModule, compile, compileEarly, compileSync, notInitialised, raise, throwWith,
   verifying,
@@ -28,8 +28,9 @@ const url = new URL('./backend_targets_bg.wasm', import.meta.url);
 // WebGPU), before the module's fetch: the first detect() or probe() with
 // default options takes its answer instead of asking again after init(). It
 // goes first because its answer is what a page without an adapter waits for
-// last (see detect.js).
-requestEarly();
+// last (see detect.js). When it answers with an adapter, the page's
+// localStorage is loaded, off a kept verdict's path (see warmVerdicts).
+requestEarly()?.then((adapter) => adapter && warmVerdicts());
 let early = compileEarly(url);
 
 let instantiated = false;
@@ -112,6 +113,9 @@ function keptVerdictOptions(options) {
   return { value, cache, precision };
 }
 
+/** The `wasm` preset's target as JSON text, once. */
+let wasmTarget;
+
 /** A kept verdict answered by this module, without the verification's:
  *  the probe without `verify`, then the verdict kept for its adapter applied
  *  as the verification module applies it (reason, message, its figures with
@@ -145,7 +149,10 @@ async function keptVerdict(options, answer) {
       verification: { ...verdict.verification, cached: true, elapsedMs: 0 },
       elapsedMs: Math.round((performance.now() - started) * 1000) / 1000,
     };
-    const resolution = glue.resolve(glue.wasmPreset(), verified);
+    // As JSON text, both: the engine's own JSON.stringify, not the boundary's
+    // checks over every value of a report this module wrote.
+    wasmTarget ??= JSON.stringify(glue.wasmPreset());
+    const resolution = glue.resolve(wasmTarget, JSON.stringify(verified));
     return answer === 'probe' ? resolution.probe : resolution;
   } catch {
     return undefined; // a kept text this module does not read: verified afresh

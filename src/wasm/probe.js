@@ -168,7 +168,9 @@ export function adapterFields(adapter, maxFeatures, maxLimits, maxNameBytes) {
 let early;
 
 /** Asks `navigator.gpu` for an adapter now (default options), for the first
- *  probe to use; does nothing where there is no page or worker WebGPU. */
+ *  probe to use, and gives the request's promise (which never rejects:
+ *  undefined then); does nothing, and gives undefined, where there is no page
+ *  or worker WebGPU. */
 export function requestEarly() {
   const scope = globalThis;
   const gpu = read(read(scope, 'navigator'), 'gpu');
@@ -178,6 +180,7 @@ export function requestEarly() {
     const answer = Promise.resolve(gpu.requestAdapter());
     answer.catch(() => {}); // the probe that takes it reports a rejection
     early = { gpu, answer };
+    return answer.catch(() => undefined);
   } catch {
     // A request that throws is left to the probe, which asks again.
   }

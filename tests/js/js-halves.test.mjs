@@ -635,6 +635,50 @@ describe('verify.js: the guard around wgpu\'s adapter and device, and the kept v
     assert.notEqual(split('ab', 'c'), split('a', 'bc'));
   });
 
+  test('verdictKey is the documented hash: FNV-1a (two offset bases) over each text\'s UTF-8 and a 0 byte', () => {
+    // One text at a time, as the key is documented; the module hashes the
+    // texts joined (one encoding). Non-ASCII, empty texts and numbers included.
+    const adapter = {
+      info: { vendor: 'vendör', architecture: '', device: '0x1234 💥', description: 'Ünïcode GPU' },
+      isFallbackAdapter: false,
+      features: ['float32-filterable', 'shader-f16'],
+      limits: { maxBindGroups: 4, maxComputeWorkgroupSizeX: 256, maxBufferSize: 268435456 },
+    };
+    const texts = [...Object.values(adapter.info), 'adapter', ...adapter.features,
+      ...Object.entries(adapter.limits).flat(), verify.userAgent(), '__BACKEND_TARGETS_VERSION__', 'f16'];
+    let low = 0x811c9dc5;
+    let high = 0x050c5d1f;
+    for (const text of texts) {
+      for (const byte of [...new TextEncoder().encode(String(text)), 0]) {
+        low = Math.imul(low ^ byte, 0x01000193);
+        high = Math.imul(high ^ byte, 0x01000193);
+      }
+    }
+    const hex = (n) => (n >>> 0).toString(16).padStart(8, '0');
+    assert.equal(verify.verdictKey(adapter, 'f16'), `backend-targets:verify:${hex(high)}${hex(low)}`);
+  });
+
+  test('warmVerdicts reads the storage and writes nothing; without storage it does nothing', () => {
+    const reads = [];
+    const writes = [];
+    const storage = {
+      getItem: (key) => (reads.push(key), null),
+      setItem: (...args) => writes.push(args),
+      removeItem: (...args) => writes.push(args),
+    };
+    Object.defineProperty(globalThis, 'localStorage', { value: storage, configurable: true });
+    try {
+      verify.warmVerdicts();
+      assert.deepEqual(reads, ['backend-targets:verify:']);
+      assert.deepEqual(writes, []);
+      Object.defineProperty(globalThis, 'localStorage', { get() { throw new Error('sandboxed'); }, configurable: true });
+      verify.warmVerdicts();
+    } finally {
+      delete globalThis.localStorage;
+    }
+    verify.warmVerdicts();
+  });
+
   test('userAgent is a string everywhere', () => {
     assert.equal(typeof verify.userAgent(), 'string');
   });

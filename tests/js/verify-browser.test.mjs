@@ -166,14 +166,39 @@ test('stand-ins: wrong numbers are dropped as wrong-results, with the largest er
 });
 
 test('stand-ins: f16-only corruption is found with precision f16 (where the adapter has shader-f16)', async () => {
-  const standIn = () => {
+  // `arg.corrupt`: one element of the f16 path's readback made wrong.
+  // `arg.emulateF16`: an adapter that offers shader-f16, made of SwiftShader's
+  // (which has none): the feature listed, left out of the real device
+  // request, and the f16 shader rewritten so that every f16 value is an f32
+  // rounded to half precision by pack2x16float (the same rounding, the same
+  // dispatches and readback). The f16 path then runs, on the real adapter.
+  const standIn = (arg) => {
+    if (arg.emulateF16) {
+      const features = Object.getOwnPropertyDescriptor(GPUAdapter.prototype, 'features').get;
+      Object.defineProperty(GPUAdapter.prototype, 'features', {
+        configurable: true,
+        get() { return new Set([...features.call(this), 'shader-f16']); },
+      });
+      const request = GPUAdapter.prototype.requestDevice;
+      GPUAdapter.prototype.requestDevice = function requestDevice(descriptor = {}) {
+        const requiredFeatures = [...(descriptor.requiredFeatures ?? [])].filter((name) => name !== 'shader-f16');
+        return request.call(this, { ...descriptor, requiredFeatures });
+      };
+    }
     const f16Modules = new WeakSet();
     const f16Pipelines = new WeakSet();
     let f16Ran = false;
     const createModule = GPUDevice.prototype.createShaderModule;
     GPUDevice.prototype.createShaderModule = function createShaderModule(descriptor) {
-      const module = createModule.call(this, descriptor);
-      if (descriptor.code.includes('enable f16')) f16Modules.add(module);
+      const half = descriptor.code.includes('enable f16');
+      const code = half && arg.emulateF16
+        ? descriptor.code
+          .replace('enable f16;', 'fn h(x: f32) -> f32 { return unpack2x16float(pack2x16float(vec2<f32>(x, 0.0))).x; }')
+          .replace('f32(f16(a) * f16(b))', 'h(h(a) * h(b))')
+        : descriptor.code;
+      if (half && code.includes('f16(')) throw new Error(`the stand-in did not rewrite the f16 shader: ${code}`);
+      const module = createModule.call(this, { ...descriptor, code });
+      if (half) f16Modules.add(module);
       return module;
     };
     const createPipeline = GPUDevice.prototype.createComputePipeline;
@@ -190,26 +215,39 @@ test('stand-ins: f16-only corruption is found with precision f16 (where the adap
     const read = GPUBuffer.prototype.getMappedRange;
     GPUBuffer.prototype.getMappedRange = function getMappedRange(...args) {
       const range = read.apply(this, args);
-      if (f16Ran && this.usage & GPUBufferUsage.MAP_READ) new Float32Array(range)[40] *= 1.5;
+      if (arg.corrupt && f16Ran && this.usage & GPUBufferUsage.MAP_READ) new Float32Array(range)[40] *= 1.5;
       f16Ran = false;
       return range;
     };
   };
-  const f16 = await inPage(standIn, verifyInPage,
-    { options: { allowFallbackAdapter: true, verify: { cache: 'none', precision: 'f16' } } });
-  const f32 = await inPage(standIn, verifyInPage, { options: NO_CACHE });
+  const F16 = { allowFallbackAdapter: true, verify: { cache: 'none', precision: 'f16' } };
+  const f16 = await inPage(standIn, verifyInPage, { options: F16, corrupt: true });
+  const f32 = await inPage(standIn, verifyInPage, { options: NO_CACHE, corrupt: true });
   // Without the f16 path the same stand-in changes nothing.
   assert.notEqual(f32.reason, 'wrong-results', JSON.stringify(f32));
   assert.deepEqual(f32.verification.checked, ['f32']);
+  const wrongInF16 = (answer) => {
+    assert.equal(answer.reason, 'wrong-results', JSON.stringify(answer));
+    assert.match(answer.message, /wrong results \(f16\): index 40 is /);
+    assert.equal(answer.verification.maxErrorAt, '40 (f16)');
+    assert.deepEqual(answer.verification.checked, ['f32', 'f16']);
+  };
   if (f16.adapterFeatures.includes('shader-f16')) {
-    assert.equal(f16.reason, 'wrong-results', JSON.stringify(f16));
-    assert.match(f16.message, /wrong results \(f16\): index 40 is /);
-    assert.equal(f16.verification.maxErrorAt, '40 (f16)');
-  } else {
-    // SwiftShader without shader-f16: f16 is not checked, and the report says so.
-    assert.deepEqual(f16.verification.checked, ['f32'], JSON.stringify(f16));
-    console.log('this SwiftShader has no shader-f16: the f16 path is checked by precision f16 only where it has');
+    wrongInF16(f16);
+    return;
   }
+  // SwiftShader without shader-f16: f16 is not checked, and the report says so.
+  assert.deepEqual(f16.verification.checked, ['f32'], JSON.stringify(f16));
+  // The adapter that offers it (emulated): a clean f16 path passes the
+  // f16 tolerance, and one element wrong in it alone is found there.
+  const emulated = await inPage(standIn, verifyInPage, { options: F16, emulateF16: true, corrupt: false });
+  assert.ok(emulated.adapterFeatures.includes('shader-f16'), JSON.stringify(emulated));
+  assert.deepEqual(emulated.verification.checked, ['f32', 'f16'], JSON.stringify(emulated));
+  assert.notEqual(emulated.reason, 'wrong-results', JSON.stringify(emulated));
+  assert.ok(emulated.verification.maxError < 2e-2, JSON.stringify(emulated.verification));
+  console.log(`emulated shader-f16 on SwiftShader: checked ${emulated.verification.checked}, largest error `
+    + `${emulated.verification.maxError} at ${emulated.verification.maxErrorAt}, verdict ${emulated.reason}`);
+  wrongInF16(await inPage(standIn, verifyInPage, { options: F16, emulateF16: true, corrupt: true }));
 });
 
 test('stand-ins: faults are dropped with the browser\'s words, never an exception, never a hang', async () => {
