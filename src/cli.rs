@@ -709,7 +709,7 @@ fn probe_target(target: &Target, timeout_ms: u32) -> Result<NativeResolution, Er
     };
     let helper =
         helper.map_err(|e| Error::new(ErrorCode::Io, "", format!("cannot find this command's executable: {e}")))?;
-    Ok(crate::native::probe(target, &crate::native::Options { timeout_ms, helper: Some(helper) }))
+    Ok(crate::native::probe(target, &crate::native::Options { timeout_ms, helper }))
 }
 
 #[cfg(target_family = "wasm")]

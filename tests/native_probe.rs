@@ -593,6 +593,22 @@ fn the_rust_api_in_threads_and_with_the_command_as_helper() {
         assert!(output.status.success() && text.contains("1 passed"), "{mode}:\n{text}");
         eprintln!("{}", text.lines().filter(|l| l.starts_with("api:")).collect::<Vec<_>>().join("\n"));
     }
+    // Options::default(): the command found on PATH (the folder of this
+    // build's binary), and a PATH without it (the answer says what to do).
+    let bin_dir = Path::new(BIN).parent().unwrap().to_path_buf();
+    for path in [bin_dir.clone().into_os_string(), "/nonexistent-bt".into()] {
+        let output = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "rust_api_child", "--ignored", "--nocapture", "--test-threads=1"])
+            .env("LD_LIBRARY_PATH", &s.ok)
+            .env("PATH", &path)
+            .env("NATIVE_API_PATH", "1")
+            .env("FAKE_CUDA_MODE", "ok:1")
+            .env("NATIVE_API_CHILD", "1")
+            .output()
+            .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        assert!(output.status.success() && text.contains("1 passed"), "PATH={path:?}:\n{text}");
+    }
     // A caller started with an empty entry in LD_LIBRARY_PATH, in a folder
     // holding a libcuda.so.1 (one without entry points: loading it would
     // read as driver-init-failed): in threads too, it is not loaded.
@@ -614,7 +630,7 @@ fn the_rust_api_in_threads_and_with_the_command_as_helper() {
 #[test]
 #[ignore = "run by the_rust_api_in_threads_and_with_the_command_as_helper, with its environment"]
 fn rust_api_child() {
-    use backend_targets::native::{Options, probe};
+    use backend_targets::native::{Options, probe, probe_in_threads};
     use backend_targets::{json::*, probe::native::*, vocab::*, *};
     if std::env::var_os("NATIVE_API_CHILD").is_none() {
         return;
@@ -625,9 +641,33 @@ fn rust_api_child() {
     let hang = mode == "hang";
     let target = Target::linux_cuda(false);
     let cuda = Subject::Accelerator(Accelerator::Cuda);
+    // The probe on threads of this process: the test accepts what the
+    // stand-in libraries do to it (they crash, hang or print only in the
+    // modes the test sets).
+    // SAFETY: the stand-in libraries this test built are the only ones the
+    // loader path reaches; a hang is abandoned, and this is a child process.
+    let in_threads = |timeout_ms| unsafe { probe_in_threads(&target, timeout_ms) };
+    if std::env::var_os("NATIVE_API_PATH").is_some() {
+        // The default helper is the command, looked up on PATH.
+        assert_eq!(Options::default().helper, PathBuf::from(native::DEFAULT_HELPER));
+        let r = probe(&target, &Options { timeout_ms: 2000, ..Options::default() });
+        assert_eq!(r.probe.isolation, Isolation::Process);
+        if std::env::var("PATH").unwrap().split(':').any(|dir| Path::new(dir).join("backend-targets").exists()) {
+            let change = r.change(cuda).unwrap();
+            assert_eq!((change.action, change.reason), (ChangeAction::Kept, NativeReason::DeviceAvailable), "{r:?}");
+        } else {
+            let check = &r.probe.checks[0];
+            assert_eq!(check.reason, NativeReason::CheckCrashed, "{r:?}");
+            assert!(
+                check.message.contains("the helper was not found: put the `backend-targets` command on PATH"),
+                "{}",
+                check.message
+            );
+        }
+        return;
+    }
     if mode == "cwd" {
-        for helper in [None, Some(BIN.into())] {
-            let r = probe(&target, &Options { timeout_ms: 2000, helper });
+        for r in [in_threads(2000), probe(&target, &Options { timeout_ms: 2000, helper: BIN.into() })] {
             let change = r.change(cuda).unwrap();
             assert_eq!((change.action, change.reason), (ChangeAction::Dropped, NativeReason::DriverNotFound), "{r:?}");
             assert_eq!(r.probe.ignored_loader_path, [""]);
@@ -638,8 +678,8 @@ fn rust_api_child() {
         }
         return;
     }
-    let threads = probe(&target, &Options { timeout_ms: 400, helper: None });
-    let helper = probe(&target, &Options { timeout_ms: 400, helper: Some(BIN.into()) });
+    let threads = in_threads(400);
+    let helper = probe(&target, &Options { timeout_ms: 400, helper: BIN.into() });
     assert_eq!(threads.probe.isolation, Isolation::Thread);
     assert_eq!(helper.probe.isolation, Isolation::Process);
     for (how, r) in [("threads", &threads), ("helper", &helper)] {

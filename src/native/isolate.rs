@@ -65,6 +65,20 @@ fn crashed(check: NativeCheck, message: String) -> CheckReport {
     CheckReport::new(check, NativeReason::CheckCrashed, message)
 }
 
+/// Why `check`'s helper process did not start, and, where the helper is
+/// not there, what to do.
+fn not_started(check: NativeCheck, helper: &std::path::Path, error: &std::io::Error) -> String {
+    let mut message = format!("the {check} check could not start ({}: {error})", helper.display());
+    if error.kind() == std::io::ErrorKind::NotFound {
+        message.push_str(&format!(
+            "; the helper was not found: put the `{}` command on PATH (`cargo install --path .` in its \
+             repository) or name another in `native::Options::helper`",
+            super::DEFAULT_HELPER
+        ));
+    }
+    message
+}
+
 /// The report on the first line of `bytes`, once that line is complete:
 /// `Some(Err)` when it is not this check's report.
 fn answer_in(bytes: &[u8], check: NativeCheck) -> Option<Result<CheckReport, String>> {
@@ -106,7 +120,7 @@ mod unix {
     use super::super::HELPER_COMMAND;
     use super::super::checks::Context;
     use super::super::load::LOADER_PATH_VARIABLE;
-    use super::{ANSWER_FD, LOST_CHANNEL_STATUS, MAX_ANSWER_BYTES, answer_in, crashed, timed_out};
+    use super::{ANSWER_FD, LOST_CHANNEL_STATUS, MAX_ANSWER_BYTES, answer_in, crashed, not_started, timed_out};
     use crate::probe::native::{CheckReport, NativeCheck};
 
     /// One check's process while it runs.
@@ -296,7 +310,7 @@ mod unix {
         // is registered (the child inherits this mask through the fork, and
         // `child_setup` clears it before exec).
         let held = TerminationHeld::now();
-        let child = command.spawn().map_err(|e| cannot(&helper.display().to_string(), e))?;
+        let child = command.spawn().map_err(|e| not_started(check, helper, &e))?;
         let slot = register(child.id() as i32);
         drop(held);
         // The child holds the write end now; the parent's copy must close, or
@@ -633,7 +647,7 @@ pub(crate) fn in_processes(
             command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).current_dir("\\");
             let mut child = match command.spawn() {
                 Ok(child) => child,
-                Err(error) => return crashed(check, format!("the {check} check could not start: {error}")),
+                Err(error) => return crashed(check, not_started(check, helper, &error)),
             };
             let mut stdout = child.stdout.take();
             let (sender, receiver) = mpsc::channel();

@@ -7,9 +7,10 @@
 //! use backend_targets::{Target, native};
 //! // In the program's `main`: a termination signal ends the checks too.
 //! native::install_termination_handlers();
-//! // Each check in a child process of the helper (crash- and hang-proof).
-//! let options = native::Options { helper: Some("backend-targets".into()), ..Default::default() };
-//! let resolution = native::probe(&Target::linux_cuda(false), &options);
+//! // Each check in a child process of the helper (crash- and hang-proof):
+//! // by default the `backend-targets` command, which must be on PATH
+//! // (`cargo install --path .`); or name it: `helper: "/path/to/it".into()`.
+//! let resolution = native::probe(&Target::linux_cuda(false), &native::Options::default());
 //! println!("{:?}", resolution.effective.accelerator);
 //! ```
 //!
@@ -72,18 +73,24 @@ pub struct Options {
     /// answered by then is reported `timeout`. Default
     /// `NATIVE_PROBE_TIMEOUT_MS` (5000).
     pub timeout_ms: u32,
-    /// The executable that runs each check in a child process (it must
+    /// The executable that runs each check in a child process: it must
     /// answer `HELPER_COMMAND <check>`, as `backend-targets` does, or call
-    /// `serve_check`). `None`: each check on a thread of this process, which
-    /// a hang cannot block past the deadline but a crash takes down.
+    /// `serve_check`. Default [`DEFAULT_HELPER`], the command, found on
+    /// `PATH` (`cargo install --path .` puts it there); a program that is
+    /// its own helper gives `std::env::current_exe()`. A helper that cannot
+    /// be started is each check's `check-crashed`, with the reason.
     /// (A program ended by `SIGTERM`, `SIGINT` or `SIGHUP` while checks run
     /// ends them too only after `install_termination_handlers`.)
-    pub helper: Option<PathBuf>,
+    pub helper: PathBuf,
 }
+
+/// The helper `Options::default()` names: the `backend-targets` command,
+/// looked up on `PATH` when a check starts.
+pub const DEFAULT_HELPER: &str = "backend-targets";
 
 impl Default for Options {
     fn default() -> Self {
-        Self { timeout_ms: NATIVE_PROBE_TIMEOUT_MS, helper: None }
+        Self { timeout_ms: NATIVE_PROBE_TIMEOUT_MS, helper: PathBuf::from(DEFAULT_HELPER) }
     }
 }
 
@@ -132,18 +139,45 @@ pub const fn host_arch() -> Architecture {
 }
 
 /// Probes the host for `target`'s accelerator and features, within
-/// `options.timeout_ms`; always answers.
+/// `options.timeout_ms`; always answers. Each check that loads a vendor
+/// library runs in a child process of `options.helper`: a crash, a hang or
+/// a library's output there cannot reach the caller.
 pub fn probe(target: &Target, options: &Options) -> NativeResolution {
+    probe_with(target, options.timeout_ms, Some(&options.helper))
+}
+
+/// `probe`, with each check that loads a vendor library run on a thread of
+/// this process instead of a child process: no helper executable, some
+/// milliseconds faster, and what the libraries do, done to this process.
+///
+/// # Safety
+///
+/// A check loads vendor libraries (`libcuda`, `libcudart`, cuDNN, HIP,
+/// libtorch, …) and calls their initialisers, foreign code whose contract
+/// this crate cannot check (loading a library is `unsafe` in `libloading`
+/// for that reason). The caller accepts, for its whole process, what that
+/// code does: a crash or an `abort` ends the process; a hang past
+/// `timeout_ms` is reported `timeout` and its thread is abandoned, still
+/// running; a library may write to stdout or stderr, change signal
+/// dispositions or the environment, start threads or processes, and stays
+/// loaded. Use [`probe`] unless the process can afford that.
+pub unsafe fn probe_in_threads(target: &Target, timeout_ms: u32) -> NativeResolution {
+    probe_with(target, timeout_ms, None)
+}
+
+/// The probe: the checks in `helper`'s child processes, or (`None`) on
+/// threads of this process.
+fn probe_with(target: &Target, timeout_ms: u32, helper: Option<&std::path::Path>) -> NativeResolution {
     let start = Instant::now();
-    let deadline = start + Duration::from_millis(u64::from(options.timeout_ms));
+    let deadline = start + Duration::from_millis(u64::from(timeout_ms));
     let search = LoaderPath::from_env();
     let run = |checks: Vec<NativeCheck>, context: &Context| -> Vec<CheckReport> {
         // Checks that load nothing here answer at once, without a process.
         let (here, isolated): (Vec<_>, Vec<_>) = checks.into_iter().partition(|&c| checks::loads_nothing(c));
         let mut reports: Vec<CheckReport> = here.into_iter().map(|c| checks::run(c, context)).collect();
-        reports.extend(match &options.helper {
-            Some(helper) => isolate::in_processes(helper, &isolated, context, deadline, options.timeout_ms),
-            None => isolate::in_threads(&isolated, context, deadline, options.timeout_ms),
+        reports.extend(match helper {
+            Some(helper) => isolate::in_processes(helper, &isolated, context, deadline, timeout_ms),
+            None => isolate::in_threads(&isolated, context, deadline, timeout_ms),
         });
         reports
     };
@@ -172,8 +206,8 @@ pub fn probe(target: &Target, options: &Options) -> NativeResolution {
     let report = HostReport {
         os: host_os(),
         arch: host_arch(),
-        isolation: if options.helper.is_some() { Isolation::Process } else { Isolation::Thread },
-        timeout_ms: options.timeout_ms,
+        isolation: if helper.is_some() { Isolation::Process } else { Isolation::Thread },
+        timeout_ms,
         elapsed_ms: start.elapsed().as_secs_f64() * 1000.0,
         ignored_loader_path: search.ignored,
         checks: reports,
