@@ -295,8 +295,15 @@ pub fn main(stdout_closed_at_start: bool) -> i32 {
 #[cfg(any(unix, target_os = "wasi"))]
 fn stdout_descriptor() -> std::mem::ManuallyDrop<std::fs::File> {
     use std::os::fd::FromRawFd;
-    // SAFETY: descriptor 1 is this process's standard output, which nothing
-    // else here closes; ManuallyDrop never closes it either.
+    // SAFETY: `from_raw_fd` asks for an open descriptor that nothing else
+    // closes while the File lives. Descriptor 1 is open: std's start-up
+    // opens /dev/null on a closed standard descriptor before `main` (Unix;
+    // the command notes beforehand that it was closed, src/main/closed_stdout.rs),
+    // and WASI's standard output is the host's, always there. std's `Stdout`
+    // never closes it, this crate closes no descriptor it did not open, and
+    // ManuallyDrop keeps this File from closing it: it borrows descriptor 1
+    // as `Stdout` does (a program that closes descriptor 1 itself while
+    // `cli::run` writes breaks this as it breaks `Stdout`).
     std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(1) })
 }
 
