@@ -12,107 +12,91 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorCode, Result, join_path};
 
-/// The limits one plan request meets. Every field defaults to
-/// `Limits::DEFAULT`'s and may be raised up to `Limits::CEILING`'s.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
-pub struct Limits {
+/// Makes `Limits` from one row a limit: its doc, its field, its name (in
+/// JSON, on the command line and in messages), its default and its ceiling.
+/// The struct, `DEFAULT`, `CEILING`, `NAMES`, `get` and `set` all come from
+/// the rows, so a limit cannot be named in one and missing from another
+/// (tests/limits_table.rs holds the result to its JSON form).
+macro_rules! limits_table {
+    ($(
+        $(#[doc = $doc:literal])*
+        $field:ident = $name:literal: default $default:expr, ceiling $ceiling:expr;
+    )+) => {
+        /// The limits one plan request meets. Every field defaults to
+        /// `Limits::DEFAULT`'s and may be raised up to `Limits::CEILING`'s.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields, default)]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+        #[cfg_attr(browser, derive(tsify::Tsify))]
+        pub struct Limits {
+            $(
+                $(#[doc = $doc])*
+                #[serde(rename = $name)]
+                #[cfg_attr(browser, tsify(optional))]
+                pub $field: usize,
+            )+
+        }
+
+        impl Limits {
+            /// What a request meets unless told otherwise.
+            pub const DEFAULT: Limits = Limits { $($field: $default,)+ };
+
+            /// How far each limit may be raised.
+            pub const CEILING: Limits = Limits { $($field: $ceiling,)+ };
+
+            /// The names, as in JSON and on the command line, in order.
+            pub const NAMES: &'static [&'static str] = &[$($name),+];
+
+            /// The limit called `name`.
+            pub fn get(&self, name: &str) -> Option<usize> {
+                match name {
+                    $($name => Some(self.$field),)+
+                    _ => None,
+                }
+            }
+
+            /// The field of the limit called `name`.
+            fn field_mut(&mut self, name: &str) -> Option<&mut usize> {
+                match name {
+                    $($name => Some(&mut self.$field),)+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+limits_table! {
     /// The request's size in bytes (UTF-8). Default 16 MiB.
-    #[cfg_attr(browser, tsify(optional))]
-    pub request_bytes: usize,
+    request_bytes = "requestBytes": default 16 << 20, ceiling 256 << 20;
     /// Entries in `ops`. Default 10,000.
-    #[cfg_attr(browser, tsify(optional))]
-    pub ops: usize,
+    ops = "ops": default 10_000, ceiling 1_000_000;
     /// Entries in `configs`. Default 64.
-    #[cfg_attr(browser, tsify(optional))]
-    pub configs: usize,
+    configs = "configs": default 64, ceiling 4_096;
     /// Entries in `capsules`. Default 100,000.
-    #[cfg_attr(browser, tsify(optional))]
-    pub capsules: usize,
+    capsules = "capsules": default 100_000, ceiling 1_000_000;
     /// Bytes in a capsule name, a WebGPU feature name or limit name. Default 1,024.
-    #[cfg_attr(browser, tsify(optional))]
-    pub name_bytes: usize,
+    name_bytes = "nameBytes": default 1_024, ceiling 1 << 20;
     /// Entries in one WebGPU `features` list. Default 1,024.
-    #[cfg_attr(browser, tsify(optional))]
-    pub features: usize,
+    features = "features": default 1_024, ceiling 65_536;
     /// Entries in one WebGPU `limits` map. Default 1,024.
-    #[cfg_attr(browser, tsify(optional))]
-    pub limits: usize,
+    limits = "limits": default 1_024, ceiling 65_536;
     /// configs × (ops + capsules): the planner's work. Default 100,000.
-    #[cfg_attr(browser, tsify(optional))]
-    pub work: usize,
+    work = "work": default 100_000, ceiling 2_000_000;
     /// The plan result's compact JSON text, in bytes, as bounded before
     /// planning from the request. Default 128 MiB.
-    #[cfg_attr(browser, tsify(optional))]
-    pub output_bytes: usize,
+    // Its ceiling: a JS string (the npm module's answer) holds some 512 Mi
+    // UTF-16 units, and the module's 2 GiB must hold the request, the plan
+    // and this text at once.
+    output_bytes = "outputBytes": default 128 << 20, ceiling 256 << 20;
 }
 
 impl Limits {
-    /// What a request meets unless told otherwise.
-    pub const DEFAULT: Limits = Limits {
-        request_bytes: 16 << 20,
-        ops: 10_000,
-        configs: 64,
-        capsules: 100_000,
-        name_bytes: 1_024,
-        features: 1_024,
-        limits: 1_024,
-        work: 100_000,
-        output_bytes: 128 << 20,
-    };
-
-    /// How far each limit may be raised.
-    pub const CEILING: Limits = Limits {
-        request_bytes: 256 << 20,
-        ops: 1_000_000,
-        configs: 4_096,
-        capsules: 1_000_000,
-        name_bytes: 1 << 20,
-        features: 65_536,
-        limits: 65_536,
-        work: 2_000_000,
-        // A JS string (the npm module's answer) holds some 512 Mi UTF-16
-        // units, and the module's 2 GiB must hold the request, the plan and
-        // this text at once.
-        output_bytes: 256 << 20,
-    };
-
-    /// The names, as in JSON and on the command line, in order.
-    pub const NAMES: &'static [&'static str] =
-        &["requestBytes", "ops", "configs", "capsules", "nameBytes", "features", "limits", "work", "outputBytes"];
-
-    /// The limit called `name`.
-    pub fn get(&self, name: &str) -> Option<usize> {
-        Some(match name {
-            "requestBytes" => self.request_bytes,
-            "ops" => self.ops,
-            "configs" => self.configs,
-            "capsules" => self.capsules,
-            "nameBytes" => self.name_bytes,
-            "features" => self.features,
-            "limits" => self.limits,
-            "work" => self.work,
-            "outputBytes" => self.output_bytes,
-            _ => return None,
-        })
-    }
-
     /// Sets the limit called `name` (e.g. from `--limit capsules=200000`),
     /// up to its ceiling.
     pub fn set(&mut self, name: &str, value: usize) -> Result<()> {
-        let field = match name {
-            "requestBytes" => &mut self.request_bytes,
-            "ops" => &mut self.ops,
-            "configs" => &mut self.configs,
-            "capsules" => &mut self.capsules,
-            "nameBytes" => &mut self.name_bytes,
-            "features" => &mut self.features,
-            "limits" => &mut self.limits,
-            "work" => &mut self.work,
-            "outputBytes" => &mut self.output_bytes,
-            _ => return Err(Error::unknown_spelling("limit", name, Self::NAMES)),
+        let Some(field) = self.field_mut(name) else {
+            return Err(Error::unknown_spelling("limit", name, Self::NAMES));
         };
         *field = value;
         Self::check_ceiling(name, value, Self::CEILING.get(name).unwrap_or(0))
