@@ -210,7 +210,7 @@ def main():
                    env={**os.environ, "VENDOR_CACHE": str(cache)})
     subprocess.run(["nice", "-n", "10", "cargo", "build", "--release"], cwd=ROOT, check=True)
     subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-Wl,-soname,libcuda.so.1", "-o",
-                    str(work / "standin/libcuda.so.1"), str(ROOT / "tests/native/fake_cuda.c"), "-ldl"], check=True)
+                    str(work / "standin/libcuda.so.1"), str(ROOT / "crates/cli/tests/native/fake_cuda.c"), "-ldl"], check=True)
     model = work / "relu.onnx"
     model.write_bytes(relu_model())
     torch_python = ensure_venv(cache, "venv-torch", TORCH_PINS,

@@ -2,7 +2,7 @@
 # scripts/real-vendor.sh: the optional real-vendor check of issue 19 (not in .ci/run: it downloads about
 # 4 GB). Fetches NVIDIA's CUDA 12 and CUDA 13 wheels, torch 2.15.0 and Debian's HIP 5.2 at pinned versions
 # into VENDOR_CACHE (default .tools/vendor; scripts/vendor-fetch.sh), builds the probe (cargo build
-# --release) and the stand-in CUDA driver (tests/native/fake_cuda.c, with the system cc), then runs
+# --release) and the stand-in CUDA driver (crates/cli/tests/native/fake_cuda.c, with the system cc), then runs
 # scripts/real_vendor.py: every case's probe answer beside the library's own answer (ctypes, each call in a
 # child process). Prints the table; exits 1 on any disagreement, 2 when the check itself cannot run.
 # Debian's libcuda1 (non-free) joins only where this machine's apt already offers it.
@@ -20,7 +20,7 @@ scripts/vendor-fetch.sh cu12 cu13 torch hip driver
 echo "== build"
 nice -n 10 cargo build --release
 mkdir -p "$WORK/standin"
-cc -shared -fPIC -O2 -Wl,-soname,libcuda.so.1 -o "$WORK/standin/libcuda.so.1" tests/native/fake_cuda.c -ldl
+cc -shared -fPIC -O2 -Wl,-soname,libcuda.so.1 -o "$WORK/standin/libcuda.so.1" crates/cli/tests/native/fake_cuda.c -ldl
 
 echo "== cases"
 args=(--cache "$VENDOR_CACHE" --bin target/release/backend-targets --standin "$WORK/standin" --work "$WORK"

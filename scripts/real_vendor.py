@@ -16,7 +16,7 @@ table says, per case and subject, the probe's answer, the library's, and whether
 any disagreement, 2 on a broken setup (a missing file, a probe that does not answer).
 
 There is no GPU and no real CUDA driver on the machine this was written on: where a case needs a driver,
-the probe's stand-in (tests/native/fake_cuda.c, FAKE_CUDA_MODE / FAKE_CUDA_VERSION) stands beside the
+the probe's stand-in (crates/cli/tests/native/fake_cuda.c, FAKE_CUDA_MODE / FAKE_CUDA_VERSION) stands beside the
 real libraries. Debian's libcuda1 (non-free) is used when scripts/vendor-fetch.sh could fetch it.
 """
 
@@ -244,7 +244,7 @@ def target(accelerator, *features):
     return json.dumps({"os": "linux", "arch": "x86_64", "accelerator": accelerator, "features": list(features)})
 
 
-# The probe's candidates (README, "Native targets"; src/native/libraries.rs), newest first, and the CUDA
+# The probe's candidates (README, "Native targets"; crates/native-probe/src/libraries.rs), newest first, and the CUDA
 # major each soname means (cuFFT's major is one behind CUDA's); cuDNN's sonames do not say.
 CANDIDATES = {
     "cuBLAS": [("libcublas.so.13", 13), ("libcublas.so.12", 12), ("libcublas.so.11", 11)],

@@ -5,7 +5,7 @@
 #     the library's own rules (no process-wide effect, no import circle, the
 #     wasm-bindgen pin, the limits' lists), doc tests (the gates also check the Metal path for aarch64-apple-darwin);
 #     the wasi:http service's routes and answers (http/, natively)
-#   the WASI command's allocator under wasmtime (src/main/wasi_alloc.rs, the binary's)
+#   the WASI command's allocator under wasmtime (crates/cli/src/main/wasi_alloc.rs, the binary's)
 #   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
 #   the size goals, right after the build (tests/js/sizes.test.mjs)
 #   Node suites (tests/js/): the npm package (node entry and browser entry), the
@@ -53,7 +53,7 @@ cargo test --features schema
 cargo test --manifest-path http/Cargo.toml
 
 log=$(mktemp); trap 'rm -f "$log"' EXIT
-echo "== the WASI command's allocator (src/main/wasi_alloc.rs, wasm32-wasip1, under wasmtime)"
+echo "== the WASI command's allocator (crates/cli/src/main/wasi_alloc.rs, wasm32-wasip1, under wasmtime)"
 # The binary's own tests: the allocator is the command's, not the library's.
 cargo test --target wasm32-wasip1 --bin backend-targets wasi_alloc 2>&1 | tee "$log"
 grep -Eq '^test result: ok\. [1-9][0-9]* passed; 0 failed' "$log" || { echo "wasi_alloc: no passing run" >&2; exit 1; }

@@ -190,7 +190,7 @@ fn edit_distance_within(a: &[u8], b: &[u8], limit: usize) -> Option<usize> {
 /// `items` with `separator` between them. Not `[&str]::join`: its generic
 /// copy, compiled at std's opt-level 3 in the browser build, is some 1 KB of
 /// the module; this loop writes the same text.
-pub(crate) fn joined(items: &[&str], separator: &str) -> String {
+pub fn joined(items: &[&str], separator: &str) -> String {
     let mut text = String::new();
     for (index, item) in items.iter().enumerate() {
         if index > 0 {

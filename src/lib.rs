@@ -28,14 +28,16 @@
 //! The tree: the pure core at the top level (`vocab`, `target`,
 //! `availability`, `config`, `capsule`, `request`, `limits`, `text`,
 //! `planner`, `plan_result`, `webgpu`, `probe/` with its two halves, `error`,
-//! `schema`, `spelling`), strict JSON in `json/`, and one folder or file per edge,
-//! compiled only where it belongs: `cli` (native and WASI; its binary,
-//! `src/main.rs`, makes the process-wide choices), `wasm/` (the JS
-//! API and the browser probe, `cfg(browser)`), `native/` (the native probe:
-//! loads vendor runtimes, native builds only). Every item has one public path:
-//! the flow's at the root, the rest in its public module (`vocab`,
-//! `plan_result`, `webgpu`, `probe::web`, `probe::native`, `json`), an
-//! edge's through its module (`cli::run`, `native::probe`, `wasm::plan`).
+//! `schema`, `spelling`), strict JSON in `json/`, and the browser edge in
+//! `wasm/` (the JS API and the browser probe, compiled only for
+//! `wasm32-unknown-unknown`, `cfg(browser)`). The other edges are crates of
+//! their own in this workspace, over this one: `backend-targets-native-probe`
+//! (`crates/native-probe/`: loads vendor runtimes, isolates them in child
+//! processes) and `backend-targets-cli` (`crates/cli/`: the command, native
+//! and WASI, whose binary makes the process-wide choices), with the service
+//! in `http/` (ARCHITECTURE.md draws the graph). Every item has one public
+//! path: the flow's at the root, the rest in its public module (`vocab`,
+//! `plan_result`, `webgpu`, `probe::web`, `probe::native`, `json`, `wording`).
 
 // The core: no JS, wgpu or OS types.
 mod availability;
@@ -56,12 +58,15 @@ pub mod vocab;
 pub mod webgpu;
 
 // The edges.
-#[cfg(not(browser))]
-pub mod cli;
-#[cfg(not(target_family = "wasm"))]
-pub mod native;
 #[cfg(browser)]
 pub mod wasm;
+
+/// The small parts of the sentences every edge writes: a list joined, a
+/// value quoted (shortened past 64 characters), so that the command's and
+/// the service's messages read as the core's.
+pub mod wording {
+    pub use crate::error::{joined, quoted_short};
+}
 
 pub use availability::Availability;
 pub use capsule::{KernelCapsule, reference_capsules};
@@ -77,7 +82,7 @@ pub use text::{parse_availability, parse_plan_request, parse_target, plan_json};
 // No process-wide effect: the library sets no global allocator, exports no
 // C symbol, adds no loader constructor, panic hook or signal handler; a
 // program that links it makes those choices (the command's are in
-// src/main.rs and src/main/; tests/library_effects.rs holds this). The one
+// crates/cli/src/main.rs and crates/cli/src/main/; tests/library_effects.rs holds this). The one
 // exception is the browser module's start (`wasm_bindgen(start)`,
 // src/wasm/api.rs): that `.wasm` is a program of its own, instantiated by
 // its JS glue with nothing else in it, and its allocator (talc, behind the

@@ -114,8 +114,12 @@ impl PlanRequest {
         }
     }
 
-    /// Plans the request, which the caller has validated (`plan` does both).
-    pub(crate) fn run(&self) -> PlanResult {
+    /// Plans the request as it is, without checking it against limits
+    /// again: for a request that `parse_plan_request` read (which checks
+    /// them as it reads) and that was then changed only in ways the limits
+    /// do not bound (the command's `plan --probe` sets the availability).
+    /// Otherwise call [`plan`], which checks and plans.
+    pub fn run(&self) -> PlanResult {
         let reference;
         let catalog = match &self.capsules {
             Some(capsules) => capsules.as_slice(),

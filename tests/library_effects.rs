@@ -1,14 +1,15 @@
-//! The library carries no process-wide effect (issue 29): a Rust program
-//! that depends on `backend-targets` gets no global allocator, no exported C
-//! symbol (`malloc` and the like), no loader constructor (a link section),
-//! no panic hook and no signal handler from it. Those are the program's
-//! choices; the `backend-targets` binary makes its own in `src/main.rs` and
-//! `src/main/`.
+//! The libraries carry no process-wide effect (issue 29): a Rust program
+//! that depends on `backend-targets`, `backend-targets-native-probe` or
+//! `backend-targets-cli` gets no global allocator, no exported C symbol
+//! (`malloc` and the like), no loader constructor (a link section), no panic
+//! hook and no signal handler from them. Those are the program's choices;
+//! the `backend-targets` binary makes its own in `crates/cli/src/main.rs`
+//! and `crates/cli/src/main/`.
 //!
 //! A source scan, not a symbol check, because the effects are per target
 //! (the allocator and `malloc` only in `wasm32-wasip1`, the constructor only
 //! on Linux and macOS): the scan sees every `cfg` at once, natively. The
-//! signal handlers are also checked by behaviour: tests/native_probe.rs
+//! signal handlers are also checked by behaviour: crates/cli/tests/native_probe.rs
 //! (`rust_api_child`) probes in processes through the library and finds
 //! every signal's disposition as it was.
 //!
@@ -17,10 +18,19 @@
 //! (`wasm_bindgen(start)`), the module is a program of its own (a `.wasm`
 //! its JS glue instantiates, with nothing else in it), and the hook is how
 //! an instance that traps is replaced by a fresh one (src/wasm/api.rs).
+//!
+//! And the core crate's own dependencies (outside the browser build) are
+//! data-only: no FFI, OS or argument-parsing crate (`core_dependencies_are_data_only`).
 
 use std::path::{Path, PathBuf};
 
-const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The libraries' source folders, by the prefix their files are named with.
+const LIBRARIES: &[&str] = &["src", "crates/native-probe/src", "crates/cli/src"];
+
+/// The binary's files (the command's process-wide choices).
+const BINARY: &[&str] = &["crates/cli/src/main.rs", "crates/cli/src/main/"];
 
 /// What a library must not say, each with why.
 const FORBIDDEN: &[(&str, &str)] = &[
@@ -38,13 +48,13 @@ const FORBIDDEN: &[(&str, &str)] = &[
 
 /// The library's files allowed one forbidden word each, with why.
 const ALLOWED: &[(&str, &str, &str)] = &[(
-    "native/isolate.rs",
+    "crates/native-probe/src/isolate.rs",
     "sigaction(",
     "the handlers `native::install_termination_handlers` installs when a program calls it (never the probe)",
 )];
 
 /// The browser module's files (the exception the module's doc explains).
-const BROWSER: &str = "wasm/";
+const BROWSER: &str = "src/wasm/";
 
 /// Every `.rs` file under `dir`, sorted.
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -59,20 +69,25 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The library's source files, as paths relative to `src/` (`native/isolate.rs`):
-/// all but the binary's (`main.rs` and `main/`).
+/// The libraries' source files, as paths relative to the workspace root
+/// (`crates/native-probe/src/isolate.rs`): all but the binary's.
 fn library_files() -> Vec<(String, String)> {
     let mut files = Vec::new();
-    rust_files(Path::new(SRC), &mut files);
+    for library in LIBRARIES {
+        rust_files(&Path::new(ROOT).join(library), &mut files);
+    }
     let files: Vec<(String, String)> = files
         .into_iter()
         .map(|path| {
-            let name = path.strip_prefix(SRC).unwrap().to_string_lossy().replace('\\', "/");
+            let name = path.strip_prefix(ROOT).unwrap().to_string_lossy().replace('\\', "/");
             (name, std::fs::read_to_string(&path).unwrap())
         })
-        .filter(|(name, _)| name != "main.rs" && !name.starts_with("main/"))
+        .filter(|(name, _)| !BINARY.iter().any(|binary| name.starts_with(binary)))
         .collect();
-    assert!(files.iter().any(|(name, _)| name == "lib.rs") && files.len() > 20, "the scan found the library");
+    for root in ["src/lib.rs", "crates/native-probe/src/lib.rs", "crates/cli/src/lib.rs"] {
+        assert!(files.iter().any(|(name, _)| name == root), "the scan found {root}");
+    }
+    assert!(files.len() > 30, "the scan found the libraries");
     files
 }
 
@@ -92,7 +107,7 @@ fn the_library_source_has_no_process_wide_effect() {
             for (word, why) in FORBIDDEN {
                 let allowed = ALLOWED.iter().any(|(file, allowed, _)| *file == name && allowed == word);
                 if code.contains(word) && !allowed {
-                    found.push(format!("src/{name}:{line}: `{word}`: {why}"));
+                    found.push(format!("{name}:{line}: `{word}`: {why}"));
                 }
             }
         }
@@ -105,8 +120,8 @@ fn the_binary_makes_the_choices_the_library_leaves_to_it() {
     // Proof that the scan looks for what the binary really writes: each word
     // is found in the binary's files.
     let mut binary = String::new();
-    let mut files = vec![PathBuf::from(SRC).join("main.rs")];
-    rust_files(&PathBuf::from(SRC).join("main"), &mut files);
+    let mut files = vec![PathBuf::from(ROOT).join(BINARY[0])];
+    rust_files(&PathBuf::from(ROOT).join(BINARY[1]), &mut files);
     for path in &files {
         binary.push_str(&std::fs::read_to_string(path).unwrap());
     }
@@ -119,7 +134,7 @@ fn the_binary_makes_the_choices_the_library_leaves_to_it() {
     // The library never names the binary's modules.
     for (name, text) in library_files() {
         for (line, code) in code_lines(&text) {
-            assert!(!code.contains("main/"), "src/{name}:{line} names a file of the binary (src/main/)");
+            assert!(!code.contains("main/"), "{name}:{line} names a file of the binary (crates/cli/src/main/)");
         }
     }
 }
@@ -128,21 +143,21 @@ fn the_binary_makes_the_choices_the_library_leaves_to_it() {
 fn the_termination_handlers_are_installed_only_by_a_program() {
     // The one library call of the installing function is the public
     // forwarder, native::install_termination_handlers, which nothing in the
-    // library calls (the runtime check is in tests/native_probe.rs).
+    // library calls (the runtime check is in crates/cli/tests/native_probe.rs).
     let mut calls = Vec::new();
     for (name, text) in library_files() {
         for (_, code) in code_lines(&text) {
             if code.contains("install_termination_handlers()") && !code.contains("fn install_termination_handlers()") {
-                calls.push(format!("src/{name}: {}", code.trim()));
+                calls.push(format!("{name}: {}", code.trim()));
             }
         }
     }
-    assert_eq!(calls, ["src/native/mod.rs: isolate::install_termination_handlers();"], "{calls:#?}");
+    assert_eq!(calls, ["crates/native-probe/src/lib.rs: isolate::install_termination_handlers();"], "{calls:#?}");
 }
 
 /// The edges: the only library files where `unsafe` may appear
 /// (ARCHITECTURE.md, "Where `unsafe` lives").
-const EDGES_WITH_UNSAFE: &[&str] = &["native/", "wasm/", "cli.rs"];
+const EDGES_WITH_UNSAFE: &[&str] = &["crates/native-probe/src/", "src/wasm/", "crates/cli/src/"];
 
 #[test]
 fn the_core_has_no_unsafe() {
@@ -153,9 +168,38 @@ fn the_core_has_no_unsafe() {
         }
         for (line, code) in code_lines(&text) {
             if code.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| word == "unsafe") {
-                found.push(format!("src/{name}:{line}: {}", code.trim()));
+                found.push(format!("{name}:{line}: {}", code.trim()));
             }
         }
     }
     assert!(found.is_empty(), "`unsafe` in the core (it belongs to an edge):\n{}", found.join("\n"));
+}
+
+/// The core crate's dependencies outside the browser build: what it reads
+/// and writes data with, nothing that reaches the OS, loads libraries or
+/// parses a command line (those are the edges' crates').
+#[test]
+fn core_dependencies_are_data_only() {
+    const DATA_ONLY: &[&str] = &["serde", "serde_json", "thiserror", "half", "schemars"];
+    let manifest = std::fs::read_to_string(Path::new(ROOT).join("Cargo.toml")).unwrap();
+    let mut section = String::new();
+    let mut found = Vec::new();
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            section = line.to_string();
+            continue;
+        }
+        let browser_only =
+            section.contains(r#"target_arch = "wasm32", target_os = "unknown""#) && !section.contains("not(");
+        let dependencies = section == "[dependencies]"
+            || (section.starts_with("[target.") && section.ends_with(".dependencies]") && !browser_only);
+        if !dependencies || line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let name = line.split(['=', ' ']).next().unwrap();
+        found.push(name.to_string());
+        assert!(DATA_ONLY.contains(&name), "the core depends on `{name}` ({section}): it belongs to an edge's crate");
+    }
+    assert!(found.iter().any(|name| name == "serde"), "the scan read the core's dependencies: {found:?}");
 }

@@ -663,7 +663,7 @@ mod tests {
     /// The command's `[code] at path: message` for `args`.
     fn command_error(args: &[String]) -> (String, String, String) {
         let args = args.iter().map(std::ffi::OsString::from).collect();
-        let outcome = backend_targets::cli::run(args, &mut std::io::empty());
+        let outcome = backend_targets_cli::run(args, &mut std::io::empty());
         let line = outcome.stderr.strip_prefix("backend-targets: error [").expect(&outcome.stderr);
         let (code, rest) = line.split_once("] at ").unwrap();
         let (path, message) = rest.split_once(": ").unwrap();

@@ -11,11 +11,17 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Unexp
 /// keys borrow from the text `'de` where they have no escapes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Json<'de> {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool(bool),
+    /// A number, as serde_json reads it.
     Number(serde_json::Number),
+    /// A string.
     String(Cow<'de, str>),
+    /// An array.
     Array(Vec<Json<'de>>),
+    /// An object's members in document order, a repeated key kept.
     Object(Vec<(Cow<'de, str>, Json<'de>)>),
 }
 

@@ -12,7 +12,8 @@ pub(crate) mod plain;
 
 /// For the service (`http/`), whose messages quote as the command's do.
 pub use crate::error::quoted_short;
-pub(crate) use document::Json;
+/// The document the command pretty-prints in document order.
+pub use document::Json;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

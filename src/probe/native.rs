@@ -135,6 +135,13 @@ pub struct NativeChange {
     pub detail: String,
 }
 
+impl NativeChange {
+    /// A decision on `subject` (for the probe that makes it).
+    pub fn new(subject: Subject, action: ChangeAction, reason: NativeReason, detail: String) -> Self {
+        Self { subject, action, reason, detail }
+    }
+}
+
 /// A device a runtime counted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -151,6 +158,13 @@ pub struct HostDevice {
     /// Total memory in bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_bytes: Option<u64>,
+}
+
+impl HostDevice {
+    /// A device with the runtime's ordinal and name, and what else it told.
+    pub fn new(index: u32, name: String, compute_capability: Option<String>, memory_bytes: Option<u64>) -> Self {
+        Self { index, name, compute_capability, memory_bytes }
+    }
 }
 
 /// What one check found.
@@ -242,6 +256,19 @@ pub struct HostReport {
     pub checks: Vec<CheckReport>,
 }
 
+impl HostReport {
+    /// The report of a probe on this host (for the probe that makes it).
+    pub fn new(
+        (os, arch): (OperatingSystem, Architecture),
+        isolation: Isolation,
+        (timeout_ms, elapsed_ms): (u32, f64),
+        ignored_loader_path: Vec<String>,
+        checks: Vec<CheckReport>,
+    ) -> Self {
+        Self { os, arch, isolation, timeout_ms, elapsed_ms, ignored_loader_path, checks }
+    }
+}
+
 /// A native target before and after the probe: the same shape as the
 /// browser's `Resolution` (`declared`, `effective`, `availability`,
 /// `changes`, `probe`), each change naming an accelerator or a feature.
@@ -298,4 +325,11 @@ pub struct ProbedPlanResult {
     pub result: PlanResult,
     /// The probe of the request's target.
     pub resolution: NativeResolution,
+}
+
+impl ProbedPlanResult {
+    /// A plan made against the probed availability of its target.
+    pub fn new(result: PlanResult, resolution: NativeResolution) -> Self {
+        Self { result, resolution }
+    }
 }

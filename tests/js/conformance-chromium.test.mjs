@@ -1,7 +1,7 @@
 // The conformance vectors (tests/vectors/) in real headless Chromium, through
 // the built package's browser entry: every request gives the command's golden
 // bytes (planJson), and every malformed input its documented code and path.
-// The same vectors run natively (tests/cli.rs), in Node (package*.test.mjs)
+// The same vectors run natively (crates/cli/tests/cli.rs), in Node (package*.test.mjs)
 // and under WASI (wasi.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

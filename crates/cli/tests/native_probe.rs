@@ -1,9 +1,9 @@
 //! The native probe against stand-in libraries that this suite builds from
-//! `tests/native/*.c` with the system `cc`: a CUDA driver whose behaviour
+//! `crates/cli/tests/native/*.c` with the system `cc`: a CUDA driver whose behaviour
 //! `FAKE_CUDA_MODE` sets (devices, `cuInit` failing, no device, hanging,
 //! crashing), a HIP runtime (`FAKE_HIP_MODE`), and empty CUDA libraries and
 //! libtorch, found through `LD_LIBRARY_PATH` (or `LIBTORCH`). Through the
-//! command (`probe`, `plan --probe`) and the Rust API (`native::probe`, in
+//! command (`probe`, `plan --probe`) and the Rust API (`backend_targets_native_probe::probe`, in
 //! threads and with the command as the helper). Every reason at least once.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
@@ -630,8 +630,8 @@ fn the_rust_api_in_threads_and_with_the_command_as_helper() {
 #[test]
 #[ignore = "run by the_rust_api_in_threads_and_with_the_command_as_helper, with its environment"]
 fn rust_api_child() {
-    use backend_targets::native::{Options, probe, probe_in_threads};
     use backend_targets::{json::*, probe::native::*, vocab::*, *};
+    use backend_targets_native_probe::{Options, probe, probe_in_threads};
     if std::env::var_os("NATIVE_API_CHILD").is_none() {
         return;
     }
@@ -649,7 +649,7 @@ fn rust_api_child() {
     let in_threads = |timeout_ms| unsafe { probe_in_threads(&target, timeout_ms) };
     if std::env::var_os("NATIVE_API_PATH").is_some() {
         // The default helper is the command, looked up on PATH.
-        assert_eq!(Options::default().helper, PathBuf::from(native::DEFAULT_HELPER));
+        assert_eq!(Options::default().helper, PathBuf::from(backend_targets_native_probe::DEFAULT_HELPER));
         let r = probe(&target, &Options { timeout_ms: 2000, ..Options::default() });
         assert_eq!(r.probe.isolation, Isolation::Process);
         if std::env::var("PATH").unwrap().split(':').any(|dir| Path::new(dir).join("backend-targets").exists()) {
@@ -709,11 +709,11 @@ fn rust_api_child() {
         to_json(&helper.changes).replace("its process group was killed", "its thread was abandoned")
     );
     // Probing in processes installed no signal handler: a signal's
-    // disposition is the program's to choose (the command's is src/main.rs).
+    // disposition is the program's to choose (the command's is crates/cli/src/main.rs).
     assert_eq!(signals.map(disposition), at_start, "the library changed a signal's disposition");
     // The program's call installs them where nobody handles the signal (one
     // ignored by the test's starter, as SIGINT in a background job, stays so).
-    native::install_termination_handlers();
+    backend_targets_native_probe::install_termination_handlers();
     for ((signal, before), now) in signals.into_iter().zip(at_start).zip(signals.map(disposition)) {
         let want_handler = before == libc::SIG_DFL;
         assert_eq!(now != before, want_handler, "signal {signal}: {before} -> {now}");
@@ -1317,7 +1317,7 @@ fn check_value(defs: &Value, schema: &Value, value: &Value, path: &str, strict: 
 fn the_outputs_conform_to_their_json_schemas() {
     let s = stand_ins();
     let defs: Value = serde_json::from_str(
-        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/defs.json")).unwrap(),
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/defs.json")).unwrap(),
     )
     .unwrap();
     let resolution = json!({"$ref": "#/$defs/NativeResolution"});

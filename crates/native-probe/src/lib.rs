@@ -4,7 +4,8 @@
 //! effective resolution with a reason per decision.
 //!
 //! ```no_run
-//! use backend_targets::{Target, native};
+//! use backend_targets::Target;
+//! use backend_targets_native_probe as native;
 //! // In the program's `main`: a termination signal ends the checks too.
 //! native::install_termination_handlers();
 //! // Each check in a child process of the helper (crash- and hang-proof):
@@ -21,6 +22,8 @@
 //! a chatty library cannot take the caller down or garble the answer.
 //! The core's `NativeResolution::from_changes` turns the decisions into the
 //! effective target.
+
+#![cfg(not(target_family = "wasm"))]
 
 mod checks;
 mod codes;
@@ -41,12 +44,12 @@ use checks::Context;
 use cuda::CudaVersion;
 use load::LoaderPath;
 
-use crate::json::to_json;
-use crate::probe::native::{
+use backend_targets::Target;
+use backend_targets::json::to_json;
+use backend_targets::probe::native::{
     CheckReport, HostReport, Isolation, NATIVE_PROBE_TIMEOUT_MS, NativeCheck, NativeReason, NativeResolution,
 };
-use crate::target::Target;
-use crate::vocab::{Architecture, OperatingSystem};
+use backend_targets::vocab::{Architecture, OperatingSystem};
 
 /// The hidden subcommand a helper executable answers: `HELPER_COMMAND
 /// <check> [--driver-version M.m]` writes one `CheckReport` as a JSON line
@@ -60,7 +63,7 @@ pub const HELPER_COMMAND: &str = "__probe-check";
 ///
 /// A signal's disposition belongs to the whole process, so the probe never
 /// installs these itself: a program calls this once, early in its `main`
-/// (the `backend-targets` command does, `src/main.rs`). A handler the
+/// (the `backend-targets` command does, `crates/cli/src/main.rs`). A handler the
 /// program has is left alone; a second call does nothing.
 pub fn install_termination_handlers() {
     isolate::install_termination_handlers();
@@ -109,7 +112,7 @@ impl Default for Options {
 /// This changes the whole process, so `probe` never does it by itself: call
 /// it only in a process whose every child is the probe's (a process it did
 /// not start that becomes its child would be killed too). The
-/// `backend-targets` command calls it at its start (`src/main.rs`).
+/// `backend-targets` command calls it at its start (`crates/cli/src/main.rs`).
 pub fn adopt_detached_processes() -> bool {
     isolate::adopt_detached_processes()
 }
@@ -203,15 +206,13 @@ fn probe_with(target: &Target, timeout_ms: u32, helper: Option<&std::path::Path>
         }
     }
     let changes = checks::decide(target, &reports);
-    let report = HostReport {
-        os: host_os(),
-        arch: host_arch(),
-        isolation: if helper.is_some() { Isolation::Process } else { Isolation::Thread },
-        timeout_ms,
-        elapsed_ms: start.elapsed().as_secs_f64() * 1000.0,
-        ignored_loader_path: search.ignored,
-        checks: reports,
-    };
+    let report = HostReport::new(
+        (host_os(), host_arch()),
+        if helper.is_some() { Isolation::Process } else { Isolation::Thread },
+        (timeout_ms, start.elapsed().as_secs_f64() * 1000.0),
+        search.ignored,
+        reports,
+    );
     NativeResolution::from_changes(target, changes, report)
 }
 

@@ -13,7 +13,7 @@ use libloading::Library;
 
 use super::codes::{CUDA_ERROR_NO_DEVICE, CUDA_ERROR_STUB_LIBRARY, CUDA_RESULTS, name_in};
 use super::load::{Loaded, LoaderPath, open_first, returned_text, symbol, text_in};
-use crate::probe::native::{CheckReport, HostDevice, NativeCheck, NativeReason};
+use backend_targets::probe::native::{CheckReport, HostDevice, NativeCheck, NativeReason};
 
 /// The driver library, as the loader names it.
 #[cfg(windows)]
@@ -255,7 +255,7 @@ impl Driver {
             (unsafe { f(&mut bytes, device) } == CUDA_SUCCESS).then_some(bytes as u64)
         });
         let memory_bytes = memory_bytes.filter(|&bytes| bytes > 0 && bytes <= MAX_MEMORY_BYTES);
-        Some(HostDevice { index: ordinal as u32, name, compute_capability, memory_bytes })
+        Some(HostDevice::new(ordinal as u32, name, compute_capability, memory_bytes))
     }
 }
 

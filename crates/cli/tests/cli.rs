@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 fn vectors() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors")
 }
 
 struct Run {
@@ -244,7 +244,7 @@ fn every_argument_echoed_in_an_error_is_quoted_and_cut() {
 /// The README's plan request example plans, as the README says it does.
 #[test]
 fn the_readme_example_plans() {
-    let readme = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
     let section = &readme[readme.find("## Plan request and result").expect("the section")..];
     let start = section.find("```json\n").expect("a JSON example") + 8;
     let example = &section[start..start + section[start..].find("```").unwrap()];

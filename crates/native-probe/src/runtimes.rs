@@ -10,7 +10,7 @@ use libloading::Library;
 use super::codes::{HIP_ERROR_INVALID_DEVICE, HIP_ERROR_NO_DEVICE, HIP_ERRORS, name_in};
 use super::cuda::{MAX_LISTED_DEVICES, NAME_BUFFER};
 use super::load::{Loaded, LoaderPath, open_first, returned_text, symbol, text_in};
-use crate::probe::native::{CheckReport, HostDevice, NativeCheck, NativeReason};
+use backend_targets::probe::native::{CheckReport, HostDevice, NativeCheck, NativeReason};
 
 /// The file names a runtime check tries, newest major first.
 pub(crate) fn runtime_names(check: NativeCheck) -> &'static [&'static str] {
@@ -158,7 +158,7 @@ impl Hip {
                     })
                     .filter(|name| !name.is_empty())
                     .unwrap_or_else(|| format!("HIP device {index}"));
-                HostDevice { index: index as u32, name, compute_capability: None, memory_bytes: None }
+                HostDevice::new(index as u32, name, None, None)
             })
             .collect();
         Ok((n, devices))

@@ -2,7 +2,7 @@
 //! (`MTLCreateSystemDefaultDevice` through a dlopen of the Metal framework,
 //! no Objective-C runtime needed); elsewhere `unsupported-platform`.
 
-use crate::probe::native::{CheckReport, NativeCheck, NativeReason};
+use backend_targets::probe::native::{CheckReport, NativeCheck, NativeReason};
 
 #[cfg(target_os = "macos")]
 pub(crate) fn check() -> CheckReport {

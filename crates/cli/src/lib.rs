@@ -1,8 +1,9 @@
 //! The `backend-targets` command line: argument parsing (lexopt) and I/O over
 //! the core. Built natively and for `wasm32-wasip1`; it needs no filesystem
 //! or environment unless `--request FILE` is given. `probe` and `plan
-//! --probe` run the native probe (`native`), which re-executes this command
-//! once per check (`__probe-check`, hidden); a WASI module refuses them.
+//! --probe` run the native probe (`backend-targets-native-probe`), which
+//! re-executes this command once per check (`__probe-check`, hidden); a WASI
+//! module refuses them. Not built for the browser (`wasm32-unknown-unknown`).
 //!
 //! Exit status: 0 done (or planned, or probed, whatever was dropped), 1 not
 //! plannable (the explanation is on stdout), 2 invalid input or usage (one
@@ -10,20 +11,23 @@
 //! line on stderr), 141 stdout was closed by its reader (quietly, as a tool
 //! killed by SIGPIPE ends; 13 under WASI, whose exit statuses stop at 125).
 
+#![cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+
 use std::ffi::OsString;
 use std::io::{Read, Write};
 
 use lexopt::prelude::*;
 
-use crate::capsule::reference_capsules;
-use crate::error::{Error, ErrorCode, joined};
-use crate::json::{to_json, to_json_pretty};
-use crate::limits::Limits;
-use crate::probe::native::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
-use crate::schema::SchemaName;
-use crate::target::{Preset, PresetOptions, Target, presets};
-use crate::text::{parse_plan_request, parse_target};
-use crate::vocab::{Architecture, OperatingSystem};
+use backend_targets::Limits;
+use backend_targets::SchemaName;
+use backend_targets::json::{to_json, to_json_pretty};
+use backend_targets::probe::native::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
+use backend_targets::reference_capsules;
+use backend_targets::vocab::{Architecture, OperatingSystem};
+use backend_targets::wording::{joined, quoted_short};
+use backend_targets::{Error, ErrorCode};
+use backend_targets::{Preset, PresetOptions, Target, presets};
+use backend_targets::{parse_plan_request, parse_target};
 
 /// Exit status: done, or planned.
 pub const EXIT_OK: i32 = 0;
@@ -175,7 +179,7 @@ Reasons: {}
 Exit status: 0 probed (whatever was dropped), 2 invalid input or usage, or under WASI
 (a WASI module cannot see the host's hardware).
 ",
-        joined(crate::probe::native::NativeReason::SPELLINGS, ", ")
+        joined(backend_targets::probe::native::NativeReason::SPELLINGS, ", ")
     )
 }
 
@@ -257,15 +261,15 @@ impl Outcome {
 /// runtime opens `/dev/null` on a closed standard descriptor before `main`
 /// runs, so that writing to it would succeed with the output lost; the
 /// `backend-targets` binary reads it earlier, from the loader's
-/// initialisers (`src/main/closed_stdout.rs`), a process-wide choice this
+/// initialisers (`crates/cli/src/main/closed_stdout.rs`), a process-wide choice this
 /// library leaves to its program. `false` where that cannot be known (WASI,
 /// where a closed descriptor stays closed and the write fails).
 pub fn main(stdout_closed_at_start: bool) -> i32 {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     // A check of `probe`, in the child process that isolates it.
     #[cfg(not(target_family = "wasm"))]
-    if args.first().is_some_and(|a| a == crate::native::HELPER_COMMAND) {
-        crate::native::serve_check(&args[1..]);
+    if args.first().is_some_and(|a| a == backend_targets_native_probe::HELPER_COMMAND) {
+        backend_targets_native_probe::serve_check(&args[1..]);
     }
     let outcome = run(args, &mut std::io::stdin().lock());
     let mut status = outcome.status;
@@ -298,7 +302,7 @@ fn stdout_descriptor() -> std::mem::ManuallyDrop<std::fs::File> {
     // SAFETY: `from_raw_fd` asks for an open descriptor that nothing else
     // closes while the File lives. Descriptor 1 is open: std's start-up
     // opens /dev/null on a closed standard descriptor before `main` (Unix;
-    // the command notes beforehand that it was closed, src/main/closed_stdout.rs),
+    // the command notes beforehand that it was closed, crates/cli/src/main/closed_stdout.rs),
     // and WASI's standard output is the host's, always there. std's `Stdout`
     // never closes it, this crate closes no descriptor it did not open, and
     // ManuallyDrop keeps this File from closing it: it borrows descriptor 1
@@ -395,8 +399,8 @@ fn usage(path: &str, message: impl Into<String>) -> Error {
 /// a newline or an escape in it stays out of the one line of stderr.
 fn usage_error(error: lexopt::Error) -> Error {
     use lexopt::Error::*;
-    let quoted = |value: &OsString| crate::error::quoted_short(&value.to_string_lossy());
-    let option_quoted = |option: &str| crate::error::quoted_short(option);
+    let quoted = |value: &OsString| quoted_short(&value.to_string_lossy());
+    let option_quoted = |option: &str| quoted_short(option);
     match &error {
         MissingValue { option: None } => usage("", "missing argument"),
         MissingValue { option: Some(option) } => {
@@ -421,7 +425,7 @@ fn option_path(option: &str) -> String {
     let plain = !option.is_empty()
         && option.len() <= 64
         && option.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if plain { option.to_string() } else { format!("[{}]", crate::error::quoted_short(option)) }
+    if plain { option.to_string() } else { format!("[{}]", quoted_short(option)) }
 }
 
 fn text_arg(value: OsString, what: &str) -> Result<String, Error> {
@@ -648,7 +652,7 @@ fn timeout_arg(parser: &mut lexopt::Parser) -> Result<u32, Error> {
         _ => Err(Error::new(
             ErrorCode::InvalidValue,
             "--timeout-ms",
-            format!("{} is not a whole number of milliseconds from 1 to 600000", crate::error::quoted_short(&text)),
+            format!("{} is not a whole number of milliseconds from 1 to 600000", quoted_short(&text)),
         )),
     }
 }
@@ -716,7 +720,7 @@ fn probe_target(target: &Target, timeout_ms: u32) -> Result<NativeResolution, Er
     };
     let helper =
         helper.map_err(|e| Error::new(ErrorCode::Io, "", format!("cannot find this command's executable: {e}")))?;
-    Ok(crate::native::probe(target, &crate::native::Options { timeout_ms, helper }))
+    Ok(backend_targets_native_probe::probe(target, &backend_targets_native_probe::Options { timeout_ms, helper }))
 }
 
 #[cfg(target_family = "wasm")]
@@ -797,7 +801,7 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -
         None => read_all(stdin, limits.request_bytes, "")?,
         Some(path) if path == "-" => read_all(stdin, limits.request_bytes, "")?,
         Some(path) => {
-            let shown = crate::error::quoted_short(&path.to_string_lossy());
+            let shown = quoted_short(&path.to_string_lossy());
             let cannot = |words: &str| Error::new(ErrorCode::Io, "--request", format!("cannot read {shown}: {words}"));
             if std::fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
                 return Err(cannot("it is a directory"));
@@ -823,7 +827,7 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -
     request.availability = Some(resolution.availability.clone());
     let result = request.run();
     let status = if result.ok { EXIT_OK } else { EXIT_NOT_PLANNABLE };
-    Ok(Outcome::printed(output.json(&ProbedPlanResult { result, resolution }), status))
+    Ok(Outcome::printed(output.json(&ProbedPlanResult::new(result, resolution)), status))
 }
 
 /// `NAME=N` of `--limit`.
@@ -831,11 +835,7 @@ fn parse_limit(text: &str) -> Result<(String, usize), Error> {
     let bad = || {
         usage(
             "--limit",
-            format!(
-                "expected NAME=N (NAME one of: {}), found {}",
-                joined(Limits::NAMES, ", "),
-                crate::error::quoted_short(text)
-            ),
+            format!("expected NAME=N (NAME one of: {}), found {}", joined(Limits::NAMES, ", "), quoted_short(text)),
         )
     };
     let (name, value) = text.split_once('=').ok_or_else(bad)?;
@@ -865,7 +865,7 @@ fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
     // Every form's schema is embedded in the native and WASI builds.
     let text = name.text().unwrap_or_default();
     let text = if pretty {
-        match serde_json::from_str::<crate::json::Json>(&text) {
+        match serde_json::from_str::<backend_targets::json::Json>(&text) {
             Ok(document) => Output { pretty: true }.json(&document),
             Err(_) => format!("{text}\n"),
         }

@@ -15,7 +15,7 @@ use libloading::Library;
 use super::cuda::CudaVersion;
 use super::load::{Loaded, LoaderPath, open, symbol};
 use super::python;
-use crate::probe::native::{CheckReport, NativeCheck, NativeReason};
+use backend_targets::probe::native::{CheckReport, NativeCheck, NativeReason};
 
 /// One file a library check tries, and the CUDA major it was built for when
 /// its name says so (cuBLAS and cuFFT sonames do; cuDNN's do not: the

@@ -11,7 +11,7 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use crate::probe::native::NativeCheck;
+use backend_targets::probe::native::NativeCheck;
 
 /// At most this many folders are looked at in one place (a `site-packages`
 /// with thousands of entries is not listed).

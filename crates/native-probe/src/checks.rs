@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use super::cuda::CudaVersion;
 use super::load::LoaderPath;
-use crate::probe::native::{ChangeAction, CheckReport, NativeChange, NativeCheck, NativeReason, Subject};
-use crate::target::Target;
-use crate::vocab::{Accelerator, BuildFeature};
+use backend_targets::Target;
+use backend_targets::probe::native::{ChangeAction, CheckReport, NativeChange, NativeCheck, NativeReason, Subject};
+use backend_targets::vocab::{Accelerator, BuildFeature};
 
 /// How one row is decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,7 +192,7 @@ fn decide_one(target: &Target, subject: Subject, row: &Row, reports: &[CheckRepo
             (ChangeAction::AsDeclared, NativeReason::NotProbeable, format!("{} as declared: {why}", name(subject)))
         }
     };
-    NativeChange { subject, action, reason, detail }
+    NativeChange::new(subject, action, reason, detail)
 }
 
 /// The reason the check of `subject`'s row gave.
@@ -213,7 +213,9 @@ pub(crate) fn bare_names(check: NativeCheck) -> Vec<&'static str> {
             super::libraries::candidates(check).iter().map(|c| c.name).collect()
         }
         NativeCheck::Rocm | NativeCheck::Tpu | NativeCheck::Neuron => super::runtimes::runtime_names(check).to_vec(),
-        NativeCheck::Metal => Vec::new(),
+        // Metal, or a check the core names that this probe does not run (the
+        // vocabulary may grow first): nothing the loader looks for.
+        _ => Vec::new(),
     }
 }
 
@@ -258,6 +260,9 @@ pub(crate) fn run(check: NativeCheck, context: &Context) -> CheckReport {
         NativeCheck::Metal => super::metal::check(),
         NativeCheck::Tpu => super::runtimes::tpu(search),
         NativeCheck::Neuron => super::runtimes::neuron(search),
+        // A check the core names that this probe does not run (the vocabulary
+        // may grow first): said so, never guessed.
+        _ => CheckReport::new(check, NativeReason::NotProbeable, format!("this probe has no {check} check")),
     };
     report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
     report
@@ -292,16 +297,20 @@ mod tests {
         let missing = CheckReport::new(NativeCheck::Cuda, NativeReason::DriverNotFound, "no driver");
         assert_eq!(dependent_checks(&target, &[missing]), [NativeCheck::LibTorch]);
         // Without CUDA declared, libtorch is a first check.
-        let cpu =
-            Target { features: vec![BuildFeature::LibTorch], ..Target::linux_cpu(crate::vocab::Architecture::X86_64) };
+        let cpu = Target {
+            features: vec![BuildFeature::LibTorch],
+            ..Target::linux_cpu(backend_targets::vocab::Architecture::X86_64)
+        };
         assert_eq!(first_checks(&cpu), [NativeCheck::LibTorch]);
         assert!(dependent_checks(&cpu, &[]).is_empty());
     }
 
     #[test]
     fn a_cuda_library_without_the_cuda_accelerator_requires_it() {
-        let target =
-            Target { features: vec![BuildFeature::CuBlas], ..Target::linux_cpu(crate::vocab::Architecture::X86_64) };
+        let target = Target {
+            features: vec![BuildFeature::CuBlas],
+            ..Target::linux_cpu(backend_targets::vocab::Architecture::X86_64)
+        };
         let changes = decide(&target, &[]);
         assert_eq!(changes.len(), 1);
         assert_eq!((changes[0].action, changes[0].reason), (ChangeAction::Dropped, NativeReason::RequiresAccelerator));

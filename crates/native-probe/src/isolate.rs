@@ -38,7 +38,7 @@ use std::thread;
 use std::time::Instant;
 
 use super::checks::{Context, run};
-use crate::probe::native::{CheckReport, NativeCheck, NativeReason};
+use backend_targets::probe::native::{CheckReport, NativeCheck, NativeReason};
 
 /// The file descriptor a check's process writes its answer to.
 #[cfg(unix)]
@@ -72,7 +72,7 @@ fn not_started(check: NativeCheck, helper: &std::path::Path, error: &std::io::Er
     if error.kind() == std::io::ErrorKind::NotFound {
         message.push_str(&format!(
             "; the helper was not found: put the `{}` command on PATH (`cargo install --path .` in its \
-             repository) or name another in `native::Options::helper`",
+             repository) or name another in `backend_targets_native_probe::Options::helper`",
             super::DEFAULT_HELPER
         ));
     }
@@ -85,7 +85,7 @@ fn answer_in(bytes: &[u8], check: NativeCheck) -> Option<Result<CheckReport, Str
     let end = bytes.iter().position(|&b| b == b'\n')?;
     let parsed = std::str::from_utf8(&bytes[..end])
         .ok()
-        .and_then(|line| crate::json::from_json::<CheckReport>(line).ok())
+        .and_then(|line| backend_targets::json::from_json::<CheckReport>(line).ok())
         .filter(|report| report.check == check);
     Some(parsed.ok_or_else(|| format!("the {check} check's process answered something that is not its report")))
 }
@@ -121,7 +121,7 @@ mod unix {
     use super::super::checks::Context;
     use super::super::load::LOADER_PATH_VARIABLE;
     use super::{ANSWER_FD, LOST_CHANNEL_STATUS, MAX_ANSWER_BYTES, answer_in, crashed, not_started, timed_out};
-    use crate::probe::native::{CheckReport, NativeCheck};
+    use backend_targets::probe::native::{CheckReport, NativeCheck};
 
     /// One check's process while it runs.
     struct Running {

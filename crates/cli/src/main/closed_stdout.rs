@@ -1,5 +1,5 @@
 //! Whether standard output was closed when this process started (`>&-`),
-//! for `backend_targets::cli::main`. The Rust runtime opens `/dev/null` on a
+//! for `backend_targets_cli::main`. The Rust runtime opens `/dev/null` on a
 //! closed standard descriptor before `main` runs, so that writing to it
 //! would succeed with the output lost; this is read earlier, from the
 //! loader's initialisers (`.init_array`, macOS's `__mod_init_func`): a
