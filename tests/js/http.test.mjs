@@ -285,6 +285,7 @@ for (const host of hosts()) describe(host.name, () => {
     let refused = false;
     for (const [head, expected] of HEADS) {
       const outcome = expected[server.name];
+      assert.ok(outcome, `no expectation for host ${server.name}: add what it does to HEADS`);
       // wasmtime serve logs "worker failed" for the heads it refuses itself
       // (last in HEADS), and for none of those the component answered.
       if (outcome.html && !refused) {
