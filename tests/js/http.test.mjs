@@ -70,9 +70,10 @@ function asRequest(c) {
 /** The heads the conversion to a request cannot take, and what each host
  * answers: the component's 4xx in the command's shape ({ status, error }), or
  * the host's own answer before the component runs: an HTML 500 (`html`,
- * wasmtime serve's "worker failed"), an empty body (`empty`), the
- * connection closed unanswered (`closed`). Why each host differs: README,
- * "The service on other hosts". */
+ * wasmtime serve's "worker failed"), an empty body (`empty`), Node's own 400
+ * (`node`, jco), the connection closed unanswered (`closed`), or a request
+ * the host rewrote into one the component answers (`health`: jco's empty
+ * Host). Why each host differs: README, "The service on other hosts". */
 const usage = (message) => ({ code: 'usage', path: '', message });
 const badHost = (text) => usage(`the request's host ${JSON.stringify(text)} is not host[:port]`);
 const component = (status, error) => ({ status, error });
