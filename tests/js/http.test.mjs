@@ -375,7 +375,7 @@ for (const host of hosts()) describe(host.name, () => {
     const expected = native(['plan'], body).stdout;
     try {
       // Its half body sent and handed to the component before the others start.
-      await new Promise((resolve) => { setTimeout(resolve, 1_000); });
+      await new Promise((resolve) => { setTimeout(resolve, 1_500); });
       let answered = 0;
       const others = Promise.all(Array.from({ length: 24 }, () => request('POST', '/plan', body).then((reply) => { answered++; return reply; })));
       // Past the component's 5 s idle limit (a 408 under wasmtime serve).
