@@ -7,10 +7,16 @@
 // engine's floor; goal: the service ≥ 0.5×). Also the service's memory
 // (the serve process's resident set) under load, 4,000 plans at
 // concurrency 32, and what `-W timeout=30s` (README's host limit, which
-// turns on wasmtime's epoch checks) costs. Prints Markdown; not a test.
+// turns on wasmtime's epoch checks) costs. Then the hosts side by side
+// (issue 30): the typical plan at concurrency 1, 8 and 32 under `wasmtime
+// serve`, `jco serve --isolate-requests instance` and wasmCloud's `wash dev`
+// (where scripts/wasmcloud.sh installed it), each against the same
+// hello-world component under the same host (that host's floor), every
+// cell of every host in turn. Prints Markdown; not a test.
 //
 //   node bench/http.mjs [--quick]      (after scripts/build.sh and the hello
 //                                      example; scripts/bench.sh does both)
+//   node bench/http.mjs --hosts        the hosts' table alone
 //
 // Load: autocannon (npm, pinned in tests/js): a fixed number of requests
 // over `concurrency` keep-alive connections; each response's time is taken
@@ -18,17 +24,18 @@
 // histogram. It runs in this process, on the same 2 cores as the server: the
 // hello-world floor is measured under that same load generator.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { planRequest } from './catalog.mjs';
-import { serve, HTTP_COMPONENT } from '../tests/js/http-server.mjs';
+import { serve, serveJco, serveWash, WASH, HTTP_COMPONENT } from '../tests/js/http-server.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const at = (p) => join(ROOT, p);
 const autocannon = createRequire(at('tests/js/package.json'))('autocannon');
 const quick = process.argv.includes('--quick');
+const hostsOnly = process.argv.includes('--hosts');
 
 const HELLO = at('http/target/wasm32-wasip2/release/examples/hello.wasm');
 const WASI = at('dist/backend-targets.wasm');
@@ -114,6 +121,52 @@ async function perCheckCommand(body, concurrency, runs) {
   return { perSecond: runs / seconds, p50: percentile(times, 0.5), p99: percentile(times, 0.99), failures };
 }
 
+
+/** The hosts side by side: the typical plan and the hello-world floor under
+ * each host, at concurrency 1, 8 and 32, each cell of each host in turn. */
+async function hostsTable() {
+  const kinds = [['`wasmtime serve`', (c) => serve(c)], ['`jco serve --isolate-requests instance`', (c) => serveJco(c)]];
+  if (existsSync(WASH)) kinds.push(['wasmCloud `wash dev`', (c) => serveWash(c)]);
+  else console.error(`no ${WASH}: scripts/wasmcloud.sh installs wash; wasmCloud left out`);
+  const body = REQUESTS.typical.body;
+  const amount = quick ? 200 : 600;
+  const hosts = [];
+  try {
+    for (const [name, start] of kinds) hosts.push({ name, service: await start(HTTP_COMPONENT), hello: await start(HELLO), cells: [] });
+    for (const h of hosts) {
+      await load(`${h.service.base}/plan`, body, 4, 20);
+      await load(`${h.hello.base}/`, body, 4, 20);
+    }
+    for (const c of [1, 8, 32]) {
+      for (const h of hosts) {
+        const s = await load(`${h.service.base}/plan`, body, c, amount);
+        const f = await load(`${h.hello.base}/`, body, c, amount);
+        h.cells.push({ c, s, f });
+        console.error(`${h.name} c=${c}: service ${fmt(s.perSecond)}/s, hello ${fmt(f.perSecond)}/s`);
+      }
+    }
+  } finally {
+    for (const h of hosts) { await h.service?.stop(); await h.hello?.stop(); }
+  }
+  console.log(`\nThe hosts side by side, ${new Date().toISOString().slice(0, 10)}, this machine ` +
+    `(${(await import('node:os')).cpus().length} cores, shared): the typical plan (tests/vectors/requests/cuda-auto.json, ` +
+    `${body.length} B), ${amount} requests per cell over keep-alive connections, against the same host's hello-world component (http/examples/hello.rs) given the same body\n`);
+  console.log('| host | conc. | plans/s | p50 / p99 ms | hello-world req/s | p50 / p99 ms | plans ÷ hello |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const h of hosts) {
+    for (const { c, s, f } of h.cells) {
+      const bad = s.failures + f.failures ? ` (failures: service ${s.failures}, hello ${f.failures})` : '';
+      console.log(`| ${h.name} | ${c} | ${fmt(s.perSecond)} | ${fmt(s.p50)} / ${fmt(s.p99)} | ${fmt(f.perSecond)} | ` +
+        `${fmt(f.p50)} / ${fmt(f.p99)} | ${(s.perSecond / f.perSecond).toFixed(2)}${bad} |`);
+    }
+  }
+}
+
+if (hostsOnly) {
+  await hostsTable();
+  process.exit(0);
+}
+
 const service = await serve(HTTP_COMPONENT);
 const hello = await serve(HELLO);
 const bounded = await serve(HTTP_COMPONENT, ['-W', 'timeout=30s']);
@@ -173,3 +226,5 @@ try {
   await hello.stop();
   await bounded.stop();
 }
+
+await hostsTable();

@@ -10,8 +10,8 @@
 #   the size goals, right after the build (tests/js/sizes.test.mjs)
 #   Node suites (tests/js/): the npm package (node entry and browser entry), the
 #     consumer check (offline install, tsc, Vite), the WASI build under wasmtime
-#     and node:wasi, the wasi:http component under `wasmtime serve` against
-#     the native command, the probe under Node, the JS halves (src/*.js) on their
+#     and node:wasi, the wasi:http component under `wasmtime serve` and
+#     `jco serve` against the native command, the probe under Node, the JS halves (src/*.js) on their
 #     own, and Chromium (demo page at desktop and phone width, probe, worker,
 #     the ONNX Runtime Web example)
 #   deploy/nginx.conf in front of wasmtime serve, with idle and trickling
