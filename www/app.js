@@ -1,11 +1,12 @@
 // The demo page's wiring: loads the package, renders the presets, runs the
-// live probe in the page and in a module worker, and hands the resolution to
-// the planner panel. Plain ES modules, no build step; the page runs under a
+// live probe in the page and in a module worker, draws the decision an
+// inference app makes (the recipes' call) as a flow, and hands the
+// resolution to the planner panel. Plain ES modules, no build step; the page runs under a
 // strict Content-Security-Policy (see dom.js). The panels live in views.js
 // (presets, probe, worker, declared → effective) and planner.js.
 import { $, chip, code, h, jsonLines } from './dom.js';
 import { runPlanner, setupPlanner } from './planner.js';
-import { renderDiff, renderPresets, renderProbe, renderVerification, renderWorker } from './views.js';
+import { renderDecision, renderDiff, renderPresets, renderProbe, renderVerification, renderWorker } from './views.js';
 
 // The package, imported dynamically so that a page served without a built
 // package says so instead of staying blank.
@@ -31,10 +32,19 @@ async function probeAndRender(api) {
   renderDiff(resolution, api);
   renderWorker(state.worker, resolution);
   $('resolution').replaceChildren(...jsonLines(resolution));
-  const change = resolution.changes[0];
-  $('status').replaceChildren('webGpu ', chip(change.action, change.action === 'kept' ? 'kept' : 'dropped'), ' — ',
-    code(change.reason), ': ', change.detail);
   return resolution;
+}
+
+/** The decision an inference app makes, as the recipes make it (a software
+ *  adapter refused, a real one verified; its verdict kept, as by default),
+ *  first on the page and in the status line. */
+async function decideAndRender(api) {
+  const decision = await api.detect({ allowFallbackAdapter: false, verify: true });
+  renderDecision(decision, api);
+  const [provider] = api.executionProviders(decision);
+  $('status').replaceChildren('Use ', chip(provider, provider === 'webgpu' ? 'kept' : 'dropped'), ' — ',
+    code(decision.probe.reason), ': ', decision.probe.message);
+  return decision;
 }
 
 /** The verified decision (`verify`, always afresh here: the demo shows the
@@ -78,6 +88,7 @@ async function main() {
   setupPlanner(api, () => state.resolution);
   const workerDone = startWorker();
   await probeAndRender(api);
+  await decideAndRender(api);
   runPlanner();
   await verifyAndRender(api);
 
@@ -85,6 +96,7 @@ async function main() {
     event.target.disabled = true;
     try {
       await probeAndRender(api);
+      await decideAndRender(api);
       runPlanner();
     } finally {
       event.target.disabled = false;

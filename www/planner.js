@@ -1,6 +1,7 @@
 // The demo's planner panel: the op picker, the configs and capsule catalog
-// editors, and the explained plan (kernels, then every capsule considered per
-// config and op) or the request's error, from its code, path and message.
+// editors, and the explained plan (an ops × configs grid, the kernels, then
+// every capsule considered per config and op) or the request's error, from
+// its code, path and message.
 import { $, chip, chips, code, h, jsonLines, table } from './dom.js';
 
 /** A config as one readable line. */
@@ -146,6 +147,49 @@ function renderAttempt(attempt, result) {
     h('div', { class: 'table-wrap' }, table(['op', 'capsule', 'runs on', 'verdict', 'reason', 'detail'], groups, 'candidates')));
 }
 
+/** A name that may wrap at its camelCase words and after its dots (a
+ *  <wbr> at each), as the op picker's names do. */
+const breakable = (name) => code(name.split(/(?=[A-Z])|(?<=\.)/).map((part, i) => [i > 0 && h('wbr'), part]));
+
+/** One op under one config: its capsule (`chosen` where it is the op's
+ *  kernel), none (the first rule that refused the first candidate), or not
+ *  tried (an earlier config served the op, or planning stopped before). */
+function gridCell(result, attempt, opIndex) {
+  let op = attempt?.ops.find((o) => o.opIndex === opIndex);
+  if (op?.sameAs !== undefined) op = attempt.ops.find((o) => o.opIndex === op.sameAs) ?? op;
+  if (!op) return { state: 'untried', text: 'not tried' };
+  const kernel = result.kernels?.[opIndex];
+  if (op.capsule) {
+    const chosen = kernel !== undefined && kernel.capsule === op.capsule && kernel.configIndex === attempt.configIndex;
+    return { state: chosen ? 'chosen' : 'admissible', text: op.capsule, note: chosen ? 'chosen' : 'admissible, not used' };
+  }
+  const first = op.candidates?.[0];
+  return { state: 'none', text: 'none', note: first ? first.reason : 'no capsule for this op' };
+}
+
+/** The plan as a grid: a row per op, a column per config, each cell the
+ *  capsule that config gives the op (the chosen one marked). Grid layout,
+ *  not a table: it keeps its shape at every width, its cells wrapping. */
+function planGrid(result, request) {
+  const configs = request.configs;
+  const attempts = new Map(result.attempts.map((a) => [a.configIndex, a]));
+  const head = [h('div', { role: 'columnheader', class: 'grid-corner' }, 'op'),
+    configs.map((config, i) => h('div', { role: 'columnheader', class: 'grid-config' }, `#${i} `,
+      h('span', { class: 'grid-config-line' }, `${config.device ?? 'cpu'}${config.backend && config.backend !== 'auto' ? ` · ${Object.entries(config.backend).map(([k, v]) => `${k} ${v}`).join('')}` : ''}`)))];
+  const rows = request.ops.map((op, opIndex) => h('div', { role: 'row', class: 'grid-row' },
+    h('div', { role: 'rowheader', class: 'grid-op' }, breakable(op)),
+    configs.map((_, configIndex) => {
+      const cell = gridCell(result, attempts.get(configIndex), opIndex);
+      return h('div', { role: 'cell', class: ['grid-cell', `grid-${cell.state}`], dataset: { state: cell.state } },
+        cell.state === 'none' || cell.state === 'untried' ? h('span', { class: 'muted' }, cell.text) : breakable(cell.text),
+        cell.note ? h('span', { class: 'grid-note' }, cell.note) : '');
+    })));
+  const grid = h('div', { id: 'plan-grid', class: 'plan-grid', role: 'table', 'aria-label': 'Ops × configs' },
+    h('div', { role: 'row', class: 'grid-row grid-head' }, head), rows);
+  grid.style.setProperty('--configs', String(configs.length));
+  return grid;
+}
+
 function renderPlan(result, request) {
   const detected = document.querySelector('input[name="against"]:checked').value === 'detected';
   const against = !detected
@@ -161,6 +205,9 @@ function renderPlan(result, request) {
         ` · ${request.ops.length} ops · ${request.capsules.length} capsules · against ${against}`)),
   ];
   parts.push(requestView(request));
+  parts.push(h('h3', null, 'Ops × configs'),
+    h('p', { class: 'note' }, 'Each op under each config: the capsule it gets (the chosen one marked), none (the first reason), or not tried.'),
+    planGrid(result, request));
   if (result.kernels) {
     parts.push(h('h3', null, 'Kernels'),
       h('p', { class: 'note device-note' }, 'Why WebGPU kernels run on device ', code('wasm'), ': device ', code('wasm'),

@@ -1,6 +1,7 @@
-// The demo's read-only panels: the presets table, the live probe's report,
-// the worker's answer set against the page's, and the declared → effective
-// diff of the `wasm` target. Each render function replaces its panel's content.
+// The demo's read-only panels: the decision an inference app makes, drawn
+// as a flow, the presets table, the live probe's report, the worker's answer
+// set against the page's, and the declared → effective diff of the `wasm`
+// target. Each render function replaces its panel's content.
 import { $, chip, chips, code, formatMs, formatNumber, h, jsonInline, jsonLines, table } from './dom.js';
 
 /** A resolution without its timing, for comparing two probes. */
@@ -182,4 +183,70 @@ export function renderVerification(resolution) {
   // Widths set after the nodes exist: the page's CSP allows no inline styles in markup.
   for (const el of document.querySelectorAll('#verify .bar')) el.style.width = `${el.dataset.width}%`;
   document.body.dataset.verdict = probe.reason;
+}
+
+// ---------------------------------------------------------------- decision
+
+// Where each reason stops the flow: the step that failed (see renderDecision).
+const STOPPED_AT = {
+  'no-navigator': 'api', 'no-webgpu-api': 'api',
+  'no-adapter': 'adapter', 'adapter-request-failed': 'adapter', 'adapter-unreadable': 'adapter', timeout: 'adapter',
+  'device-request-failed': 'adapter',
+  'fallback-adapter': 'software',
+  'wrong-results': 'verified', 'slower-than-wasm': 'verified', 'device-lost': 'verified', 'verify-failed': 'verified',
+  'verify-timeout': 'verified',
+};
+
+/**
+ * The recipes' decision (`detect({ allowFallbackAdapter: false, verify: true })`)
+ * drawn as a flow: the WebGPU API → an adapter → software? → its limits and
+ * features → verified? → the choice (`executionProviders`, `transformersOptions`).
+ * Each step passed, failed (the reason and the probe's words), or not reached.
+ */
+export function renderDecision(resolution, { executionProviders, transformersOptions }) {
+  const { probe } = resolution;
+  const adapter = probe.adapter;
+  const stop = STOPPED_AT[probe.reason];
+  const providers = executionProviders(resolution);
+  const options = transformersOptions(resolution);
+  const webgpu = providers[0] === 'webgpu';
+  const v = probe.verification;
+  const steps = [
+    ['api', 'WebGPU API', probe.apiPresent ? ['navigator.gpu is there'] : ['no navigator.gpu']],
+    // (The probe's message opens with the adapter's name: "adapter google swiftshader: …".)
+    ['adapter', 'An adapter', adapter ? [probe.message.split(':')[0]] : []],
+    ['software', 'Software?', adapter
+      ? [adapter.isFallbackAdapter ? 'a software adapter (it runs on the CPU): refused' : 'no: a hardware adapter']
+      : []],
+    ['limits', 'Limits & features', adapter
+      ? [`${adapter.features.length} features, ${Object.keys(adapter.limits).length} limits read`,
+        adapter.features.includes('shader-f16') ? 'shader-f16: fp16 possible' : 'no shader-f16: fp32']
+      : []],
+    ['verified', 'Verified?', v
+      ? [probe.reason === 'verified' ? 'right numbers, no slower than WebAssembly' : '',
+        v.gpuMs !== undefined && v.wasmMs !== undefined ? `GPU ${v.gpuMs.toFixed(2)} ms, WebAssembly ${v.wasmMs.toFixed(2)} ms a pass` : '']
+      : []],
+  ];
+  const order = steps.map(([id]) => id);
+  const reached = (id) => stop === undefined || order.indexOf(id) <= order.indexOf(stop);
+  const items = steps.map(([id, title, lines]) => {
+    const state = id === stop ? 'fail' : reached(id) ? 'pass' : 'skip';
+    const mark = { pass: 'yes', fail: 'stop', skip: 'not reached' }[state];
+    return h('li', { class: ['flow-step', `flow-${state}`], dataset: { step: id, state } },
+      h('span', { class: 'flow-title' }, title),
+      h('span', { class: ['chip', state === 'pass' ? 'chip-kept' : state === 'fail' ? 'chip-dropped' : 'chip-neutral'] }, mark),
+      id === stop ? h('span', { class: 'flow-line' }, code(probe.reason)) : '',
+      lines.filter(Boolean).map((line) => h('span', { class: 'flow-line' }, line)));
+  });
+  items.push(h('li', { class: ['flow-step', 'flow-choice', webgpu ? 'flow-webgpu' : 'flow-wasm'], dataset: { step: 'choice', state: 'choice' } },
+    h('span', { class: 'flow-title' }, 'Choice'),
+    h('strong', { class: 'flow-use' }, `use ${providers[0]}`),
+    h('span', { class: 'flow-line' }, 'ONNX Runtime Web: ', code(JSON.stringify(providers))),
+    h('span', { class: 'flow-line' }, 'Transformers.js: ', code(`device '${options.device}', dtype '${options.dtype}'`))));
+  $('decision').replaceChildren(
+    h('p', { class: ['badge', webgpu ? 'badge-ok' : 'badge-warn', 'decision-badge'] },
+      webgpu ? 'use webgpu' : `use wasm: ${probe.reason}`),
+    h('p', { class: 'probe-message decision-message' }, probe.message),
+    h('ol', { id: 'flow', class: 'flow', 'aria-label': 'How the decision was made' }, items));
+  document.body.dataset.decision = providers[0];
 }

@@ -150,15 +150,27 @@ function byCodePoint(a, b) {
   return x.length - y.length;
 }
 
+/** The adapter's name in the probe's messages, from its (read) info: vendor
+ *  and architecture, as browsers fill them ("google swiftshader"); the
+ *  description instead where those say nothing a person reads, that is where
+ *  they are empty or the vendor is a number (Deno's wgpu gives Mesa's PCI
+ *  vendor id, "65541", no architecture, and "llvmpipe (LLVM 15.0.6, 256
+ *  bits)" as the description). '' when the info has none of them. */
+export function adapterName({ vendor, architecture, description }) {
+  const name = [vendor, architecture].filter((part) => part !== '').join(' ');
+  return (name === '' || /^[0-9]+$/.test(vendor)) && description !== '' ? description : name;
+}
+
 /** `readAdapter`'s answer flat, as the module takes it: vendor, architecture,
- *  device, description, isFallbackAdapter, the number of features, the
- *  features, then each limit's name and value, in the core's order of names
- *  (sorted here: the sort would cost the module some 0.5 KB gzipped). */
+ *  device, description, the adapter's name for messages (`adapterName`),
+ *  isFallbackAdapter, the number of features, the features, then each
+ *  limit's name and value, in the core's order of names (sorted here: the
+ *  sort would cost the module some 0.5 KB gzipped). */
 export function adapterFields(adapter, maxFeatures, maxLimits, maxNameBytes) {
   const { info, isFallbackAdapter, features, limits } = readAdapter(adapter, maxFeatures, maxLimits, maxNameBytes);
   const sorted = Object.entries(limits).sort(([a], [b]) => byCodePoint(a, b));
-  return [info.vendor, info.architecture, info.device, info.description, isFallbackAdapter, features.length, ...features,
-    ...sorted.flat()];
+  return [info.vendor, info.architecture, info.device, info.description, adapterName(info), isFallbackAdapter,
+    features.length, ...features, ...sorted.flat()];
 }
 
 // An adapter request made when the package's browser entry is evaluated

@@ -271,26 +271,30 @@ fn is_deno() -> bool {
 /// `Limits::check_webgpu`'s rule itself: checking it again here cost the
 /// detect-only module 461 B gzipped; tests/js/hostile-browser.test.mjs plans
 /// against what it answers.)
-fn adapter_report(adapter: &JsValue) -> Result<AdapterReport, String> {
+/// With the report, the adapter's name for messages, which the JS half
+/// chooses from the info (`adapterName`: the description where the vendor
+/// is a number, as Deno's wgpu gives it).
+fn adapter_report(adapter: &JsValue) -> Result<(AdapterReport, String), String> {
     let limits = Limits::DEFAULT;
     let flat = read_adapter(adapter, limits.features as u32, limits.limits as u32, limits.name_bytes as u32)
         .map_err(|error| error_text(&error))?;
     // What the reader gives is an `AdapterReport` as it is (strings of valid
     // text, limits as safe integers), flat: taken item by item, with no JSON.
     let text = |i: u32| flat.get(i).as_string().unwrap_or_default();
-    let features = flat.get(5).as_f64().unwrap_or_default() as u32;
-    Ok(AdapterReport {
+    let features = flat.get(6).as_f64().unwrap_or_default() as u32;
+    let report = AdapterReport {
         info: AdapterInfo { vendor: text(0), architecture: text(1), device: text(2), description: text(3) },
-        is_fallback_adapter: flat.get(4).is_truthy(),
-        features: (6..6 + features).map(text).collect(),
+        is_fallback_adapter: flat.get(5).is_truthy(),
+        features: (7..7 + features).map(text).collect(),
         limits: LimitMap::from_sorted(
-            (6 + features..flat.length())
+            (7 + features..flat.length())
                 .step_by(2)
                 .map(|i| (text(i), flat.get(i + 1).as_f64().unwrap_or_default() as u64))
                 .collect(),
         )
         .ok_or("its limits are not listed in name order")?,
-    })
+    };
+    Ok((report, text(4)))
 }
 
 /// Probes WebGPU once. Never fails for unavailability: the outcome is a reason.
@@ -400,7 +404,7 @@ async fn probe_once(
         let message = format!("no answer from requestAdapter() within {timeout} ms");
         return unavailable(ProbeReason::Timeout, message, true);
     };
-    let (adapter, handle) = match direct {
+    let ((adapter, name), handle) = match direct {
         Err(error) => {
             let message = format!("requestAdapter() failed: {}", error_text(&error));
             return unavailable(ProbeReason::AdapterRequestFailed, message, true);
@@ -432,18 +436,13 @@ async fn probe_once(
     } else {
         None
     };
-    let parts: Vec<&str> = [&adapter.info.vendor, &adapter.info.architecture]
-        .iter()
-        .filter(|s| !s.is_empty())
-        .map(|s| s.as_str())
-        .collect();
-    let name = crate::error::joined(&parts, " ");
     let kind = if adapter.is_fallback_adapter { "fallback adapter" } else { "adapter" };
     let mut report = ProbeReport {
         available: true,
         reason: ProbeReason::AdapterAvailable,
-        // (Not trimmed: `char::is_whitespace`'s tables were some 0.3 KB of the
-        // detect-only module gzipped; the parts are never empty.)
+        // (The name is the JS half's `adapterName`, not trimmed here:
+        // `char::is_whitespace`'s tables were some 0.3 KB of the detect-only
+        // module gzipped.)
         message: if name.is_empty() { kind.to_string() } else { format!("{kind} {name}") },
         api_present: true,
         adapter: Some(adapter),

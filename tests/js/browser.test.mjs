@@ -7,19 +7,24 @@
 //   insecure context         a hostname mapped to 127.0.0.1 over plain http: no navigator.gpu,
 //                            dropped (no-webgpu-api), and the page still works
 //
-// In each, a module worker (www/worker.js) must give the page's answer, the
-// page must load with no console error or warning, no failed or foreign
-// request and no CSP violation, its planner must plan for inference
-// (vjpMode none) and say what device wasm is, and a full-page screenshot is
-// saved under tests/js/artifacts/. With the kept adapter, plan-time gating is
+// In each, the page must open with the decision an inference app makes (the
+// recipes' detect({ allowFallbackAdapter: false, verify: true })) drawn as a
+// flow, API → adapter → software? → limits/features → verified? → choice,
+// stopped where that situation stops it, and draw the plan as an ops ×
+// configs grid, both inside the viewport; a module worker (www/worker.js)
+// must give the page's answer, the page must load with no console error or
+// warning, no failed or foreign request and no CSP violation, its planner
+// must plan for inference (vjpMode none) and say what device wasm is, and a
+// full-page screenshot at 1280 px is saved under tests/js/artifacts/. With the kept adapter, plan-time gating is
 // checked against the real adapter's features and limits, and the switch to
 // training.
 //
 // At a 390 px phone's width (demo-phone.png, demo-phone-dark.png): nothing
-// past the viewport, no box that scrolls or clips its content sideways, every
-// table cell on screen beside its column's name, and JSON wrapped between
-// tokens, never inside a word; at 320, 768, 1024 and 1180 px, nothing past
-// the viewport or hidden sideways either.
+// past the viewport, no box that scrolls or clips its content sideways, the
+// flow (a step under another) and the grid inside it, every table cell on
+// screen beside its column's name, and JSON wrapped between tokens, never
+// inside a word; at 320, 768, 1024 and 1180 px, nothing past the viewport or
+// hidden sideways either, the flow and the grid included.
 //
 // The two outcomes a browser cannot produce on demand (a requestAdapter() that
 // never answers, one that throws) are simulated in tests/probe_browser.rs.
@@ -122,8 +127,77 @@ function withoutTiming(resolution) {
   return copy;
 }
 
+const FLOW = ['api', 'adapter', 'software', 'limits', 'verified', 'choice'];
+
+/** The decision drawn as a flow, first on the page: every step before
+ *  `stoppedAt` passed, that one failed with `reason`, the rest not reached,
+ *  and the choice `use`; then the plan as an ops × configs grid. Both inside
+ *  the viewport, whatever its width. */
+async function flowAndGridChecks(t, demo, { reason, stoppedAt, use }) {
+  const { page } = demo;
+  await t.test(`the decision comes first, drawn as a flow: ${stoppedAt ?? 'every step'} → use ${use}`, async () => {
+    const firstSection = await page.evaluate(() => document.querySelector('main > section')?.id);
+    assert.equal(firstSection, 'decision-section');
+    const steps = await page.locator('#flow > li').evaluateAll((items) => items.map((li) => [li.dataset.step, li.dataset.state]));
+    const at = FLOW.indexOf(stoppedAt);
+    assert.deepEqual(steps, FLOW.map((step, i) => [step,
+      step === 'choice' ? 'choice' : stoppedAt === undefined || i < at ? 'pass' : i === at ? 'fail' : 'skip']));
+    assert.equal(await page.evaluate(() => document.body.dataset.decision), use);
+    assert.equal((await page.locator('#flow .flow-use').textContent()).trim(), `use ${use}`);
+    if (stoppedAt) assert.match(await page.locator(`#flow [data-step="${stoppedAt}"]`).textContent(), new RegExp(reason));
+    assert.match(await page.locator('#decision .decision-badge').textContent(), use === 'webgpu' ? /^use webgpu$/ : new RegExp(`^use wasm: ${reason}$`));
+    assert.match(await page.locator('#status').textContent(), new RegExp(`^Use ${use} — ${reason}: `));
+    const providers = use === 'webgpu' ? '["webgpu","wasm"]' : '["wasm"]';
+    const choice = await page.locator('#flow [data-step="choice"]').textContent();
+    assert.ok(choice.includes(`ONNX Runtime Web: ${providers}`), choice);
+  });
+
+  await t.test('the plan is drawn as an ops × configs grid, the chosen capsule of each op marked', async () => {
+    const request = JSON.parse(await page.locator('#plan-request').textContent());
+    const grid = await page.evaluate(() => {
+      const el = document.getElementById('plan-grid');
+      const rows = [...el.querySelectorAll('[role="row"]:not(.grid-head)')];
+      return {
+        columns: el.querySelectorAll('[role="columnheader"]').length,
+        ops: rows.map((row) => row.querySelector('[role="rowheader"]').textContent),
+        cells: rows.map((row) => [...row.querySelectorAll('[role="cell"]')].map((cell) => cell.dataset.state)),
+        chosen: rows.map((row) => row.querySelector('.grid-chosen code')?.textContent ?? null),
+      };
+    });
+    assert.equal(grid.columns, 1 + request.configs.length);
+    assert.deepEqual(grid.ops, request.ops);
+    for (const cells of grid.cells) assert.equal(cells.length, request.configs.length);
+    // The kernels table and the grid agree: each op's chosen capsule.
+    const kernels = await page.locator('#plan table.kernels tbody tr').evaluateAll((rows) => rows.map((row) => row.cells[2].textContent));
+    assert.deepEqual(grid.chosen, kernels);
+  });
+
+  await t.test('the flow and the grid fit the viewport', async () => {
+    assert.deepEqual(await page.evaluate(fitsViewport), []);
+  });
+}
+
+/** Each step of the flow and each cell of the grid: shown, and inside the viewport. */
+function fitsViewport() {
+  const width = document.documentElement.clientWidth;
+  const problems = [];
+  const boxes = [...document.querySelectorAll('#flow > li, #flow > li *, #plan-grid [role], #plan-grid [role] *')];
+  if (boxes.length < 20) problems.push(`only ${boxes.length} boxes`);
+  for (const el of boxes) {
+    const box = el.getBoundingClientRect();
+    if (el.matches('#flow > li, #plan-grid [role="cell"]') && (box.width === 0 || box.height === 0)) problems.push(`${el.className}: not shown`);
+    if (box.width > 0 && (box.left < -0.5 || box.right > width + 0.5)) {
+      problems.push(`${el.tagName.toLowerCase()}.${el.className} at ${Math.round(box.left)}–${Math.round(box.right)} px of ${width}: ${el.textContent.slice(0, 30)}`);
+    }
+    if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) problems.push(`${el.className} hides ${el.scrollWidth - el.clientWidth} px sideways`);
+  }
+  return problems;
+}
+
 /** The checks every situation shares: a clean load under the CSP, a plan, the worker's answer. */
-async function commonChecks(t, demo, screenshot) {
+async function commonChecks(t, demo, screenshot, decision) {
+  await flowAndGridChecks(t, demo, decision);
+
   await t.test('the page loads with no console error or warning, no failed or foreign request, under the CSP', async () => {
     assert.deepEqual(demo.problems, []);
     assert.deepEqual(demo.cspViolations, []);
@@ -223,7 +297,7 @@ test('Chromium with --enable-unsafe-webgpu: SwiftShader answers, webGpu is kept'
       assert.deepEqual(resolution.asDeclared, []);
     });
 
-    await commonChecks(t, demo, 'demo-webgpu.png');
+    await commonChecks(t, demo, 'demo-webgpu.png', { reason: 'fallback-adapter', stoppedAt: 'software', use: 'wasm' });
 
     await t.test('plan-time gating against the real adapter', async () => {
       const webGpu = resolution.availability.webGpu;
@@ -318,11 +392,12 @@ test('Chromium with --enable-unsafe-webgpu: SwiftShader answers, webGpu is kept'
       // The README's lines, as written, up to the runtime's import.
       const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
       const snippet = readme.slice(readme.indexOf('```js\n') + 6, readme.indexOf('const ort = await import'));
-      const body = snippet.replace("import init, { detect } from 'backend-targets';", "const { default: init, detect } = await import('/pkg/index.js');")
-        .replace('console.log(ep, changes[0].reason);', 'return [ep, changes[0].reason];');
-      assert.notEqual(body, snippet, 'the snippet imports the package');
+      const body = snippet.replace("import init, { detect, executionProviders } from 'backend-targets';",
+        "const { default: init, detect, executionProviders } = await import('/pkg/index.js');")
+        .replace('console.log(providers[0], resolution.changes[0].reason);', 'return [providers, resolution.changes[0].reason];');
+      assert.ok(!body.includes('backend-targets') && body.includes('return ['), `the snippet imports the package and logs the decision:\n${body}`);
       const answer = await demo.page.evaluate(`(async () => { ${body} })()`);
-      assert.deepEqual(answer, ['wasm', 'fallback-adapter']);
+      assert.deepEqual(answer, [['wasm'], 'fallback-adapter']);
     });
 
     await t.test('the demo planner shows the gating', async () => {
@@ -395,7 +470,7 @@ test('Chromium with default flags: navigator.gpu exists, no adapter, webGpu is d
       assert.ok(demo.allowedWarningsSeen.length > 0, 'Chromium warned that no adapter is available');
     });
 
-    await commonChecks(t, demo, 'demo-no-adapter.png');
+    await commonChecks(t, demo, 'demo-no-adapter.png', { reason: 'no-adapter', stoppedAt: 'adapter', use: 'wasm' });
   });
 });
 
@@ -414,7 +489,7 @@ test('Chromium, insecure context (a mapped hostname over plain http): no navigat
       assert.deepEqual(resolution.availability, { devices: ['cpu', 'wasm'], providers: ['reference', 'torchLean'] });
     });
 
-    await commonChecks(t, demo, 'demo-insecure.png');
+    await commonChecks(t, demo, 'demo-insecure.png', { reason: 'no-webgpu-api', stoppedAt: 'api', use: 'wasm' });
   });
 });
 
@@ -525,6 +600,12 @@ test('Chromium at phone width (390 px): nothing overflows the page horizontally'
       assert.deepEqual(await page.evaluate(hiddenSideways), []);
     });
 
+    await flowAndGridChecks(t, demo, { reason: 'fallback-adapter', stoppedAt: 'software', use: 'wasm' });
+    await t.test('at 390 px the flow runs down the page, a step under another', async () => {
+      const tops = await page.locator('#flow > li').evaluateAll((items) => items.map((li) => li.getBoundingClientRect().top));
+      for (let i = 1; i < tops.length; i += 1) assert.ok(tops[i] > tops[i - 1], `step ${i} under step ${i - 1}: ${tops}`);
+    });
+
     await t.test('every cell of the diff, kernels, candidates and presets tables is on screen, under its column name', async () => {
       const cells = await page.evaluate(() => {
         const width = document.documentElement.clientWidth;
@@ -605,6 +686,7 @@ test('Chromium at phone width (390 px): nothing overflows the page horizontally'
         const layout = await page.evaluate(() => ({ width: document.documentElement.clientWidth, scrollWidth: document.documentElement.scrollWidth }));
         assert.deepEqual(layout, { width, scrollWidth: width }, `at ${width} px`);
         assert.deepEqual(await page.evaluate(hiddenSideways), [], `at ${width} px`);
+        assert.deepEqual(await page.evaluate(fitsViewport), [], `the flow and the grid at ${width} px`);
       }
     });
   }, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });

@@ -2,7 +2,10 @@
 // installed offline into a fresh temporary project, then
 //   - a Node ESM script imports it (no init call) and prints the right answers;
 //   - TypeScript (strict; moduleResolution "bundler" and "node16") accepts a
-//     file using the API, and rejects one that misspells an enum ("MacOS");
+//     file using the API from all three entries (., /detect, /verify: the
+//     helpers executionProviders, transformersOptions, clearVerifications,
+//     with @ts-expect-error on their misuses), and rejects one that
+//     misspells an enum ("MacOS");
 //   - Vite builds a page importing it, with no warnings, emitting the .wasm.
 // tsc and vite are tests/js's own devDependencies, run with the temporary
 // project as their root, so the project itself needs no registry.
@@ -114,8 +117,17 @@ import {
   BackendTargetsError, declaredAvailability, isBackendTargetsError, linuxCpu, linuxCuda, linuxRocm, plan, planJson, presets, wasm,
 } from 'backend-targets';
 import type { Device, Kernel, NamedPreset, PackageErrorCode, PlanRequest, PlanResult, Target } from 'backend-targets';
-import { detect as detectOnly, isBackendTargetsError as isError } from 'backend-targets/detect';
+import { clearVerifications, executionProviders, transformersOptions } from 'backend-targets';
+import {
+  clearVerifications as clearFromDetect, detect as detectOnly, executionProviders as providersFromDetect,
+  isBackendTargetsError as isError, transformersOptions as optionsFromDetect,
+} from 'backend-targets/detect';
 import type { Resolution } from 'backend-targets/detect';
+import {
+  clearVerifications as clearFromVerify, detect as detectVerified, executionProviders as providersFromVerify,
+  transformersOptions as optionsFromVerify,
+} from 'backend-targets/verify';
+import type { Verification, VerifyOptions } from 'backend-targets/verify';
 
 const all: NamedPreset[] = presets();
 const target: Required<Target> = linuxCuda({ enableLibTorch: true });
@@ -158,6 +170,41 @@ try {
 }
 const decided: Promise<Resolution> = detectOnly({ timeoutMs: 500 });
 decided.then((r) => console.log(r.availability.providers, r.probe.reason));
+
+// The decision an inference app makes, one call per runtime, from every entry.
+async function decide(): Promise<void> {
+  const verifyOptions: VerifyOptions = { budgetMs: 1000, precision: 'f32', cache: 'session' };
+  const resolution: Resolution = await detectVerified({ allowFallbackAdapter: false, verify: verifyOptions });
+  const verification: Verification | undefined = resolution.probe.verification;
+  // ONNX Runtime Web's list: exactly one of two tuples, in ORT's spelling.
+  const providers: ['webgpu', 'wasm'] | ['wasm'] = executionProviders(resolution);
+  const first: 'webgpu' | 'wasm' = providers[0];
+  const same: (['webgpu', 'wasm'] | ['wasm'])[] = [providersFromDetect(resolution), providersFromVerify(resolution)];
+  // @ts-expect-error the list is ORT's spelling ('webgpu'), not the target's feature ('webGpu')
+  const misspelled: 'webGpu'[] = executionProviders(resolution);
+  // @ts-expect-error it reads a resolution (detect()'s answer), not a probe report
+  executionProviders(resolution.probe);
+  // Transformers.js's { device, dtype }: the device narrows the dtype.
+  const options = transformersOptions(resolution);
+  if (options.device === 'webgpu') {
+    const dtype: 'fp16' | 'fp32' = options.dtype;
+    console.log(dtype);
+  } else {
+    const dtype: 'q8' = options.dtype;
+    // @ts-expect-error wasm is never given fp16
+    const half: 'fp16' = options.dtype;
+    console.log(dtype, half);
+  }
+  // @ts-expect-error no such device: Transformers.js's is 'webgpu'
+  const wrongDevice: 'webGpu' = transformersOptions(resolution).device;
+  const alike: ReturnType<typeof transformersOptions>[] = [optionsFromDetect(resolution), optionsFromVerify(resolution)];
+  const cleared: Promise<void>[] = [clearVerifications(), clearFromDetect(), clearFromVerify()];
+  // @ts-expect-error clearVerifications takes nothing
+  clearVerifications('persistent');
+  await Promise.all(cleared);
+  console.log(verification?.ratio, first, same, misspelled, wrongDevice, alike);
+}
+void decide();
 // The types reject what the functions reject (an unused @ts-expect-error is itself an error).
 // @ts-expect-error linuxRocm takes no options
 linuxRocm({ arch: 'x86_64' });

@@ -43,6 +43,13 @@ for (const entry of ['node.js', 'index.js']) {
     if (out.probe.reason === 'adapter-available') {
       assert.ok(out.probe.adapter.features.every((f) => typeof f === 'string'), 'feature names');
       assert.equal(typeof out.probe.adapter.limits.maxBufferSize, 'number', 'limits in WebGPU spelling');
+      // Deno's wgpu gives a PCI vendor id ("65541" for llvmpipe) and no
+      // architecture: the message names the adapter by its description.
+      const { vendor, description } = out.probe.adapter.info;
+      if (/^[0-9]+$/.test(vendor) && description !== '') {
+        assert.ok(out.probe.message.endsWith(` ${description}`), out.probe.message);
+        assert.ok(!out.probe.message.includes(vendor), out.probe.message);
+      }
     }
   });
 }

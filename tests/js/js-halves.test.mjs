@@ -1,7 +1,8 @@
 // The JavaScript halves of the binding layer, on their own: src/wasm/boundary.js
 // (a JS value to JSON text, refusing what JSON cannot carry), src/wasm/plain.js
 // (JSON text handed to the detect-only module field by field) and
-// src/wasm/probe.js (what the probe reads off a GPUAdapter, the capture of
+// src/wasm/probe.js (what the probe reads off a GPUAdapter and the name it
+// gives it in messages, the capture of
 // wgpu's requestAdapter() call and the early request it can take, the device
 // check, the timer and the clock). The package suites
 // and the Chromium suite run them through the module; these pin down the edge
@@ -213,18 +214,39 @@ describe('probe.js: readAdapter', () => {
   test('adapterFields: the same answer flat, as the module takes it', () => {
     const limits = Object.assign(new FakeLimits(), { ownLimit: 7 });
     assert.deepEqual(probe.adapterFields(fakeAdapter({ limits, features: ['b', 'a'] }), 1024, 1024, 1024), [
-      'acme', 'rocket', '', 'a test adapter', true, 2, 'a', 'b',
+      'acme', 'rocket', '', 'a test adapter', 'acme rocket', true, 2, 'a', 'b',
       'maxBindGroups', 4, 'maxBufferSize', 268435456, 'minUniformBufferOffsetAlignment', 256, 'ownLimit', 7,
     ]);
     // Limits in UTF-8 byte order, the core's: not UTF-16's, where a pair sorts
     // before U+FF01; and a name that JS objects would list first ("10") in place.
     const names = ['\uff01', '\u{1F600}', 'Z', 'a', '10', 'a\u0301', ''];
     const read = probe.adapterFields(fakeAdapter({ features: [], limits: Object.fromEntries(names.map((n, i) => [n, i])) }));
-    const sorted = read.slice(6).filter((_, i) => i % 2 === 0);
+    const sorted = read.slice(7).filter((_, i) => i % 2 === 0);
     const utf8 = [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
     assert.deepEqual(sorted, utf8);
     assert.deepEqual(sorted, ['', '10', 'Z', 'a', 'a\u0301', '\uff01', '\u{1F600}']);
-    assert.deepEqual(probe.adapterFields(fakeAdapter({ info: {}, features: [], limits: {} })), ['', '', '', '', false, 0]);
+    assert.deepEqual(probe.adapterFields(fakeAdapter({ info: {}, features: [], limits: {} })), ['', '', '', '', '', false, 0]);
+    // Deno's llvmpipe, as Deno 2 answers on this machine: the name is the description.
+    const deno = { vendor: '65541', architecture: '', device: '0', description: 'llvmpipe (LLVM 15.0.6, 256 bits)', isFallbackAdapter: true };
+    assert.deepEqual(probe.adapterFields(fakeAdapter({ info: deno, features: [], limits: {} })).slice(0, 5),
+      ['65541', '', '0', 'llvmpipe (LLVM 15.0.6, 256 bits)', 'llvmpipe (LLVM 15.0.6, 256 bits)']);
+  });
+
+  test('adapterName: vendor and architecture, or the description where they say nothing a person reads', () => {
+    const name = (vendor, architecture, description) => probe.adapterName({ vendor, architecture, description });
+    // Chromium's SwiftShader, and a real GPU: vendor and architecture.
+    assert.equal(name('google', 'swiftshader', ''), 'google swiftshader');
+    assert.equal(name('nvidia', 'ampere', 'NVIDIA GeForce RTX 3060'), 'nvidia ampere');
+    assert.equal(name('apple', '', ''), 'apple');
+    assert.equal(name('', 'rdna-3', 'AMD Radeon'), 'rdna-3');
+    // Deno's wgpu: a PCI vendor id (Mesa's 0x10005) and no architecture: the description.
+    assert.equal(name('65541', '', 'llvmpipe (LLVM 15.0.6, 256 bits)'), 'llvmpipe (LLVM 15.0.6, 256 bits)');
+    assert.equal(name('4318', 'x', 'NVIDIA GeForce RTX 3060'), 'NVIDIA GeForce RTX 3060');
+    // No vendor and no architecture: the description.
+    assert.equal(name('', '', 'Intel(R) UHD Graphics'), 'Intel(R) UHD Graphics');
+    // Nothing better to say: what there is.
+    assert.equal(name('65541', '', ''), '65541');
+    assert.equal(name('', '', ''), '');
     assert.throws(() => probe.adapterFields(42), (e) => e.message === 'it is 42, not an object');
   });
 
