@@ -147,9 +147,12 @@ pub const BODY_IDLE_TIMEOUT_MS: u32 = 5_000;
 pub struct Reply {
     /// The HTTP status.
     pub status: u16,
-    /// Headers beyond `content-type: application/json` (which every reply has).
+    /// Headers beyond `content-type: application/json` and
+    /// `content-length` (which every reply but a 204 has), their names in
+    /// lower case.
     pub headers: Vec<(&'static str, String)>,
-    /// The body: compact JSON and a newline.
+    /// The body: compact JSON and a newline (empty in a 204, a preflight's
+    /// answer: `cors`).
     pub body: String,
 }
 
@@ -336,6 +339,18 @@ pub fn route(method: &str, path: &str, query: Option<&str>) -> Step {
     }
 }
 
+/// The methods the routes with `path` take, in the table's order, each once
+/// (`Allow` on a 405, `Access-Control-Allow-Methods` on a preflight).
+pub(crate) fn methods_for(path: &str) -> Vec<&'static str> {
+    let mut methods: Vec<&'static str> = Vec::new();
+    for route in ROUTES.iter().filter(|route| matches(route.pattern, path).is_some()) {
+        if !methods.contains(&route.method) {
+            methods.push(route.method);
+        }
+    }
+    methods
+}
+
 /// 404 (no route has this path) or 405 (some do, for other methods).
 fn unrouted(method: &str, path: &str, matching: &[(&Route, Option<&str>)]) -> Reply {
     let shown = quoted_short(path);
@@ -344,9 +359,7 @@ fn unrouted(method: &str, path: &str, matching: &[(&Route, Option<&str>)]) -> Re
         let message = format!("no route for {shown}; the routes: {}", routes.join(", "));
         return Reply::error(404, &Error::new(ErrorCode::Usage, "", message));
     }
-    let mut allowed: Vec<&str> = matching.iter().map(|(route, _)| route.method).collect();
-    allowed.dedup();
-    let allow = allowed.join(", ");
+    let allow = methods_for(path).join(", ");
     let message = format!("{shown} takes {allow}, not {}", quoted_short(method));
     let mut reply = Reply::error(405, &Error::new(ErrorCode::Usage, "", message));
     reply.headers.push(("allow", allow));

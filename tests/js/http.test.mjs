@@ -1,7 +1,9 @@
 // The wasi:http component (dist/backend-targets-http.wasm) under `wasmtime
 // serve` on a free loopback port, against the native command: every route's
 // bytes and status for the shared CLI vectors, the malformed corpus's codes,
-// paths and messages, the limits, 404 and 405 with Allow, a body over the
+// paths and messages, the limits, 404 and 405 with Allow, CORS (none by
+// default; a second and a third server with BACKEND_TARGETS_ALLOW_ORIGIN set
+// by --env: preflights, allowed and other origins), a body over the
 // limit (declared, or sent and never finished), a client that sends half a
 // body and stalls while others are served, and 4,000 plans at concurrency 32.
 // The server is stopped by its process id. Run by scripts/test.sh after the
@@ -177,6 +179,80 @@ test('404 for an unknown path, 405 with Allow for a known path with another meth
     const reply = await request(method, path, method === 'GET' ? undefined : '{}');
     assert.equal(reply.status, 405, `${method} ${path}`);
     assert.equal(reply.headers.get('allow'), allow, `${method} ${path}`);
+  }
+});
+
+/** A request with these headers to `base`: { status, headers, body (text) }. */
+async function fetchAt(base, method, path, headers, body) {
+  const response = await fetch(base + path, { method, headers, body });
+  return { status: response.status, headers: response.headers, body: await response.text() };
+}
+
+/** The CORS headers of a reply, by name. */
+const corsHeaders = (reply) =>
+  Object.fromEntries([...reply.headers].filter(([name]) => name.startsWith('access-control-') || name === 'vary'));
+
+test('CORS: no header by default; the origins in BACKEND_TARGETS_ALLOW_ORIGIN get a preflight 204 and their name on every answer', { timeout: 60_000 }, async () => {
+  const plan = readFileSync(join(VECTORS, 'requests', 'per-op-fallback.json'));
+  const expected = native(['plan'], plan).stdout.toString('utf8');
+  const preflight = { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' };
+  // The default server (no variable): an origin changes nothing; OPTIONS stays 405.
+  for (const [method, path, status] of [['OPTIONS', '/plan', 405], ['GET', '/health', 200], ['POST', '/plan', 200]]) {
+    const reply = await fetchAt(server.base, method, path, preflight, method === 'POST' ? plan : undefined);
+    assert.equal(reply.status, status, `${method} ${path}`);
+    assert.deepEqual(corsHeaders(reply), {}, `${method} ${path}`);
+  }
+  const listed = await serve(undefined, ['--env', 'BACKEND_TARGETS_ALLOW_ORIGIN=https://app.example, http://localhost:5173']);
+  try {
+    // The preflight a browser sends before a page's fetch of JSON.
+    let reply = await fetchAt(listed.base, 'OPTIONS', '/plan', preflight);
+    assert.equal(reply.status, 204);
+    assert.equal(reply.body, '');
+    assert.deepEqual(corsHeaders(reply), {
+      'access-control-allow-origin': 'http://localhost:5173',
+      'access-control-allow-methods': 'POST',
+      'access-control-allow-headers': 'content-type',
+      'access-control-max-age': '7200',
+      vary: 'Origin',
+    });
+    assert.equal(reply.headers.get('content-type'), null);
+    reply = await fetchAt(listed.base, 'OPTIONS', '/targets/linuxCuda', { origin: 'https://app.example', 'access-control-request-method': 'GET' });
+    assert.equal(reply.status, 204);
+    assert.equal(reply.headers.get('access-control-allow-methods'), 'GET');
+    assert.equal(reply.headers.get('access-control-allow-origin'), 'https://app.example');
+    // The request itself, then errors: each names the origin, with the command's bytes.
+    const origin = { origin: 'http://localhost:5173', 'content-type': 'application/json' };
+    reply = await fetchAt(listed.base, 'POST', '/plan', origin, plan);
+    assert.equal(reply.status, 200);
+    assert.equal(reply.body, expected);
+    for (const [method, path, body, status] of [['POST', '/plan', '', 400], ['GET', '/nope', undefined, 404],
+      ['GET', '/plan', undefined, 405], ['POST', '/plan?limit=requestBytes=10', plan, 413], ['GET', '/targets/linuxCuda?os=linux', undefined, 400]]) {
+      reply = await fetchAt(listed.base, method, path, origin, body);
+      assert.equal(reply.status, status, `${method} ${path}`);
+      assert.equal(reply.headers.get('access-control-allow-origin'), 'http://localhost:5173', `${method} ${path}`);
+      assert.equal(reply.headers.get('vary'), 'Origin', `${method} ${path}`);
+    }
+    // An origin not listed: no CORS header (but Vary), and its preflight is the 405 it was.
+    for (const [method, path, status] of [['OPTIONS', '/plan', 405], ['GET', '/health', 200]]) {
+      reply = await fetchAt(listed.base, method, path, { ...preflight, origin: 'https://evil.example' });
+      assert.equal(reply.status, status, `${method} ${path}`);
+      assert.deepEqual(corsHeaders(reply), { vary: 'Origin' }, `${method} ${path}`);
+    }
+  } finally {
+    await listed.stop();
+  }
+  const anyone = await serve(undefined, ['--env', 'BACKEND_TARGETS_ALLOW_ORIGIN=*']);
+  try {
+    let reply = await fetchAt(anyone.base, 'OPTIONS', '/availability', { ...preflight, origin: 'https://anywhere.example' });
+    assert.equal(reply.status, 204);
+    assert.equal(reply.headers.get('access-control-allow-origin'), '*');
+    assert.equal(reply.headers.get('access-control-allow-methods'), 'POST');
+    assert.equal(reply.headers.get('vary'), null);
+    reply = await fetchAt(anyone.base, 'GET', '/health', { origin: 'https://anywhere.example' });
+    assert.equal(reply.status, 200);
+    assert.equal(reply.headers.get('access-control-allow-origin'), '*');
+  } finally {
+    await anyone.stop();
   }
 });
 
