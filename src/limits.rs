@@ -144,10 +144,21 @@ impl Limits {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 path,
-                format!("{count} {what}, more than the limit {name} = {limit} (it can be raised)"),
+                format!("{count} {what}, more than the limit {name} = {limit} ({})", Self::how_to_raise(name)),
             ));
         }
         Ok(())
+    }
+
+    /// How to raise the limit `name`, in every edge's words at once: a
+    /// `limit-exceeded` message is the same bytes from the command, the
+    /// service and the npm package, so it names the three ways.
+    pub(crate) fn how_to_raise(name: &str) -> String {
+        let ceiling = Self::CEILING.get(name).unwrap_or(0);
+        format!(
+            "it can be raised to {ceiling}: --limit {name}=N for the command, ?limit={name}=N for the service, \
+             {{ limits: {{ {name}: N }} }} for the npm package"
+        )
     }
 
     /// Refuses a request text longer than `request_bytes`.

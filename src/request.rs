@@ -199,13 +199,14 @@ impl Limits {
             "",
             format!(
                 "the plan could take {} bytes of JSON ({} configs, each explaining {} ops and {} capsules with {} \
-                 bytes of names), more than the limit outputBytes = {} (it can be raised)",
+                 bytes of names), more than the limit outputBytes = {} ({})",
                 bound.bytes,
                 configs,
                 request.ops.len(),
                 bound.candidates,
                 bound.name_bytes,
-                limits.output_bytes
+                limits.output_bytes,
+                Limits::how_to_raise("outputBytes")
             ),
         ))
     }

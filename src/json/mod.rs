@@ -27,9 +27,16 @@ pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T> {
     de::deserialize(parse_document(text)?)
 }
 
-/// Reads `text` into a `Json` document (no trailing text allowed).
+/// Reads `text` into a `Json` document (no trailing text allowed). Text
+/// with nothing but JSON's whitespace in it is said to be empty, not in
+/// serde_json's words ("EOF while parsing a value at line 1 column 0"): an
+/// empty stdin or body is a request not given, not a malformed one.
 #[inline(never)]
 fn parse_document(text: &str) -> Result<Json<'_>> {
+    if text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
+        let what = if text.is_empty() { "empty" } else { "only whitespace" };
+        return Err(Error::new(ErrorCode::InvalidJson, "", format!("the input is {what}: expected a JSON document")));
+    }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     Json::deserialize(&mut deserializer)
         .and_then(|document| deserializer.end().map(|()| document))
