@@ -21,7 +21,7 @@ use crate::json::{to_json, to_json_pretty};
 use crate::limits::Limits;
 use crate::probe::native::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
 use crate::schema::SchemaName;
-use crate::target::{Preset, PresetOptions, Target, presets};
+use crate::target::{OptionSpelling, Preset, PresetOptions, Target, presets};
 use crate::text::{parse_plan_request, parse_target};
 use crate::vocab::{Architecture, OperatingSystem};
 
@@ -407,6 +407,38 @@ fn usage_error(error: lexopt::Error) -> Error {
     }
 }
 
+/// The long options `command` takes (`""`: before any command), to which an
+/// unknown one is compared: the preset options from their table
+/// (`OptionSpelling::TABLE`), the rest as each command's loop reads them
+/// (a test holds each list to the command's help).
+fn long_options(command: &str) -> Vec<&'static str> {
+    let preset = OptionSpelling::TABLE.iter().map(|(_, flag)| *flag);
+    let mut options: Vec<&'static str> = match command {
+        "" => return vec!["--help", "--version"],
+        "target" | "availability" => preset.collect(),
+        "probe" => preset.chain(["--timeout-ms"]).collect(),
+        "plan" => vec!["--request", "--probe", "--timeout-ms", "--limit"],
+        _ => Vec::new(),
+    };
+    options.extend(["--pretty", "--help"]);
+    options
+}
+
+/// An argument `command` does not take: lexopt's error (`usage_error`),
+/// and for a long option near one the command takes (`error::did_you_mean`,
+/// as for a misspelled JSON field), what it most likely meant.
+fn refused(arg: lexopt::Arg<'_>, command: &str) -> Error {
+    let meant = match &arg {
+        Long(name) => crate::error::did_you_mean(&format!("--{name}"), &long_options(command)),
+        _ => None,
+    };
+    let mut error = usage_error(arg.unexpected());
+    if let Some(meant) = meant {
+        error.message = format!("{}: did you mean {}?", error.message, crate::error::quoted(meant));
+    }
+    error
+}
+
 /// An option as an error's path: itself when it is a plain name (`--frob`,
 /// `-x`: ASCII letters, digits, `-` and `_`, at most 64 bytes), else quoted
 /// as an index (`["--a\nb"]`), cut as messages cut it.
@@ -464,7 +496,7 @@ fn dispatch(args: Vec<OsString>, stdin: &mut (impl Read + ?Sized)) -> Result<Out
             return Ok(Outcome::printed(version, EXIT_OK));
         }
         Some(Value(command)) => text_arg(command, "command")?,
-        Some(other) => return Err(usage_error(other.unexpected())),
+        Some(other) => return Err(refused(other, "")),
     };
     match command.as_str() {
         "presets" => presets_command(&mut parser),
@@ -491,6 +523,7 @@ fn help(text: &str) -> Result<Outcome, Error> {
 /// A command whose only option is `--pretty`: prints `value` as JSON.
 fn json_command<T: serde::Serialize>(
     parser: &mut lexopt::Parser,
+    command: &str,
     help_text: &dyn Fn() -> String,
     value: &dyn Fn() -> T,
 ) -> Result<Outcome, Error> {
@@ -500,19 +533,19 @@ fn json_command<T: serde::Serialize>(
         match arg {
             Long("pretty") => output.pretty = true,
             Short('h') | Long("help") => return help(&help_text()),
-            other => return Err(usage_error(other.unexpected())),
+            other => return Err(refused(other, command)),
         }
     }
     Ok(Outcome::printed(output.json(&value()), EXIT_OK))
 }
 
 fn presets_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
-    json_command(parser, &presets_help, &presets)
+    json_command(parser, "presets", &presets_help, &presets)
 }
 
 /// `reference-capsules`: the catalog JS's `referenceCapsules()` returns.
 fn reference_capsules_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
-    json_command(parser, &|| REFERENCE_CAPSULES_HELP.to_string(), &reference_capsules)
+    json_command(parser, "reference-capsules", &|| REFERENCE_CAPSULES_HELP.to_string(), &reference_capsules)
 }
 
 /// Where a target comes from: a preset with options, or stdin (`-`).
@@ -557,8 +590,15 @@ struct TargetArgs {
 }
 
 impl TargetArgs {
-    /// Takes `arg` (a preset option or the preset), or refuses it.
-    fn take(&mut self, arg: OwnedArg, parser: &mut lexopt::Parser, stdin_allowed: bool) -> Result<(), Error> {
+    /// Takes `arg` (a preset option or the preset), or refuses it as
+    /// `command` does.
+    fn take(
+        &mut self,
+        arg: OwnedArg,
+        parser: &mut lexopt::Parser,
+        command: &str,
+        stdin_allowed: bool,
+    ) -> Result<(), Error> {
         match arg.borrowed() {
             Long("os") => {
                 let value = text_arg(parser.value().map_err(usage_error)?, "--os")?;
@@ -583,7 +623,7 @@ impl TargetArgs {
                     TargetSource::Preset(preset)
                 });
             }
-            other => return Err(usage_error(other.unexpected())),
+            other => return Err(refused(other, command)),
         }
         Ok(())
     }
@@ -598,14 +638,8 @@ impl TargetArgs {
                 }
                 parse_target(&read_all(stdin, Limits::DEFAULT.request_bytes, "")?)
             }
-            Some(TargetSource::Preset(preset)) => preset.build(&self.options).map_err(|mut e| {
-                // Name the flag the user typed, not the JSON option.
-                e.path = match e.path.as_str() {
-                    "enableLibTorch" => "--enable-libtorch".to_string(),
-                    other => format!("--{other}"),
-                };
-                e
-            }),
+            // Errors name the flags the user typed, not the JSON options.
+            Some(TargetSource::Preset(preset)) => preset.build_spelled(&self.options, OptionSpelling::Flag),
         }
     }
 }
@@ -624,7 +658,7 @@ fn preset_command(
             Short('h') | Long("help") => return help(&preset_help()),
             other => {
                 let other = OwnedArg::from(other);
-                args.take(other, parser, availability)?;
+                args.take(other, parser, if availability { "availability" } else { "target" }, availability)?;
             }
         }
     }
@@ -658,7 +692,7 @@ fn probe_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) 
             Long("timeout-ms") => timeout_ms = timeout_arg(parser)?,
             other => {
                 let other = OwnedArg::from(other);
-                args.take(other, parser, true)?;
+                args.take(other, parser, "probe", true)?;
             }
         }
     }
@@ -777,7 +811,7 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -
                 limits.set(&name, value).map_err(|e| e.under("--limit"))?;
                 limits_given.push(name);
             }
-            other => return Err(usage_error(other.unexpected())),
+            other => return Err(refused(other, "plan")),
         }
     }
     if timeout_ms.is_some() && !probe {
@@ -851,7 +885,7 @@ fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
                 let text = text_arg(value, "name")?;
                 name = Some(text.parse::<SchemaName>().map_err(|e| e.under("name"))?);
             }
-            other => return Err(usage_error(other.unexpected())),
+            other => return Err(refused(other, "schema")),
         }
     }
     let name = name.ok_or_else(|| usage("name", "a schema name is required"))?;
@@ -866,4 +900,51 @@ fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
         format!("{text}\n")
     };
     Ok(Outcome::printed(text, EXIT_OK))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The options a help text names (`--word`).
+    fn flags_in(help: &str) -> Vec<String> {
+        let mut flags: Vec<String> = help
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter(|word| word.starts_with("--") && word.len() > 2)
+            .map(String::from)
+            .collect();
+        flags.sort();
+        flags.dedup();
+        flags
+    }
+
+    /// Each command's options, to which a misspelled one is compared, are
+    /// the ones its help names (and `--help`); `probe` takes the preset
+    /// options its help refers to `target` for.
+    #[test]
+    fn every_command_s_options_are_the_ones_its_help_names() {
+        let preset_flags: Vec<String> = OptionSpelling::TABLE.iter().map(|(_, flag)| flag.to_string()).collect();
+        for (command, help) in [
+            ("presets", presets_help()),
+            ("target", preset_help()),
+            ("availability", preset_help()),
+            ("plan", plan_help()),
+            ("probe", probe_help()),
+            ("schema", schema_help()),
+            ("reference-capsules", REFERENCE_CAPSULES_HELP.to_string()),
+        ] {
+            let mut named = flags_in(&help);
+            named.push("--help".to_string());
+            if command == "probe" {
+                named.extend(preset_flags.iter().cloned());
+            }
+            named.sort();
+            named.dedup();
+            let mut options: Vec<String> = long_options(command).iter().map(|o| o.to_string()).collect();
+            options.sort();
+            assert_eq!(options, named, "{command}");
+        }
+        let main = flags_in(&main_help());
+        assert!(long_options("").iter().all(|option| main.iter().any(|named| named == option)), "{main:?}");
+    }
 }

@@ -274,6 +274,68 @@ fn probe_help_lists_every_reason() {
     }
 }
 
+/// Issue 33, item 9: a message says what to do, in the command's words: a
+/// preset option by its flag, what a misspelled option most likely meant, an
+/// empty stdin as empty, and how to raise a limit.
+#[test]
+fn errors_say_what_to_do_in_the_command_s_words() {
+    let line = |args: &[&str], stdin: &[u8]| {
+        let out = run(args, stdin);
+        assert_eq!(out.status, 2, "{args:?}");
+        out.stderr
+    };
+    for (args, expected) in [
+        (
+            &["target", "linuxCuda", "--os", "linux"][..],
+            "[unsupported-option] at --os: preset linuxCuda does not take option `--os`; it takes only \
+             --enable-libtorch\n",
+        ),
+        (
+            &["availability", "macOSMetal", "--enable-libtorch"][..],
+            "[unsupported-option] at --enable-libtorch: preset macOSMetal does not take option `--enable-libtorch`; \
+             it takes no options\n",
+        ),
+        (
+            &["target", "linuxCpu", "--os", "linux"][..],
+            "[unsupported-option] at --os: preset linuxCpu does not take option `--os`; it takes only --arch\n",
+        ),
+        (
+            &["plan", "--limt", "ops=1"][..],
+            "[usage] at --limt: invalid option \"--limt\": did you mean \"--limit\"? (see --help)\n",
+        ),
+        (
+            &["target", "linuxCuda", "--enable_libtorch"][..],
+            "[usage] at --enable_libtorch: invalid option \"--enable_libtorch\": did you mean \"--enable-libtorch\"? \
+             (see --help)\n",
+        ),
+        (
+            &["presets", "--prety"][..],
+            "[usage] at --prety: invalid option \"--prety\": did you mean \"--pretty\"? (see --help)\n",
+        ),
+        (&["--verison"][..], "[usage] at --verison: invalid option \"--verison\" (see --help)\n"),
+        (
+            &["--versio"][..],
+            "[usage] at --versio: invalid option \"--versio\": did you mean \"--version\"? (see --help)\n",
+        ),
+        (&["plan", "--frob"][..], "[usage] at --frob: invalid option \"--frob\" (see --help)\n"),
+        (&["plan"][..], "[invalid-json] at (top level): the input is empty: expected a JSON document\n"),
+        (&["availability", "-"][..], "[invalid-json] at (top level): the input is empty: expected a JSON document\n"),
+    ] {
+        assert_eq!(line(args, b""), format!("backend-targets: error {expected}"), "{args:?}");
+    }
+    assert_eq!(
+        line(&["plan"], b" \n\t"),
+        "backend-targets: error [invalid-json] at (top level): the input is only whitespace: expected a JSON document\n"
+    );
+    let ops = format!(r#"{{"ops":[{}"add"]}}"#, r#""add","#.repeat(3));
+    assert_eq!(
+        line(&["plan", "--limit", "ops=3"], ops.as_bytes()),
+        "backend-targets: error [limit-exceeded] at ops: 4 ops, more than the limit ops = 3 (it can be raised to \
+         1000000: --limit ops=N for the command, ?limit=ops=N for the service, { limits: { ops: N } } for the npm \
+         package)\n"
+    );
+}
+
 /// `reference-capsules` prints the catalog a request without `capsules`
 /// plans with (the JS `referenceCapsules()` is checked against these bytes
 /// in tests/js/).
