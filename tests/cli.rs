@@ -336,6 +336,18 @@ fn errors_say_what_to_do_in_the_command_s_words() {
     );
 }
 
+/// README's "what to do" table for the native probe's reasons is the one
+/// `NativeReason::what_to_do` makes: one row per reason, in its order.
+#[test]
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+fn the_readme_says_what_to_do_about_every_native_reason() {
+    use backend_targets::probe::native::NativeReason;
+    let table = NativeReason::what_to_do_markdown();
+    assert_eq!(table.lines().count(), NativeReason::ALL.len() + 2);
+    let readme = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    assert!(readme.contains(&table), "README.md lacks the table; paste `what_to_do_markdown()`:\n{table}");
+}
+
 /// `reference-capsules` prints the catalog a request without `capsules`
 /// plans with (the JS `referenceCapsules()` is checked against these bytes
 /// in tests/js/).
