@@ -8,6 +8,10 @@
 //! // In the program's `main`: a termination signal ends the checks too.
 //! native::install_termination_handlers();
 //! // Each check in a child process of the helper (crash- and hang-proof).
+//! // A bare name is looked up on `PATH`: this needs the command installed
+//! // (`cargo install --path .` in this repository); else give its absolute
+//! // path, or this program's own (`std::env::current_exe()`) if its `main`
+//! // answers `HELPER_COMMAND` (`serve_check`).
 //! let options = native::Options { helper: Some("backend-targets".into()), ..Default::default() };
 //! let resolution = native::probe(&Target::linux_cuda(false), &options);
 //! println!("{:?}", resolution.effective.accelerator);
@@ -74,7 +78,9 @@ pub struct Options {
     pub timeout_ms: u32,
     /// The executable that runs each check in a child process (it must
     /// answer `HELPER_COMMAND <check>`, as `backend-targets` does, or call
-    /// `serve_check`). `None`: each check on a thread of this process, which
+    /// `serve_check`): a bare name is looked up on `PATH`, any other path
+    /// should be absolute (the checks start in `/`, where a relative one
+    /// would be resolved). `None`: each check on a thread of this process, which
     /// a hang cannot block past the deadline but a crash takes down.
     /// (A program ended by `SIGTERM`, `SIGINT` or `SIGHUP` while checks run
     /// ends them too only after `install_termination_handlers`.)
