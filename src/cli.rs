@@ -407,36 +407,34 @@ fn usage_error(error: lexopt::Error) -> Error {
     }
 }
 
-/// The long options `command` takes (`""`: before any command), to which an
-/// unknown one is compared: the preset options from their table
-/// (`OptionSpelling::TABLE`), the rest as each command's loop reads them
-/// (a test holds each list to the command's help).
-fn long_options(command: &str) -> Vec<&'static str> {
-    let preset = OptionSpelling::TABLE.iter().map(|(_, flag)| *flag);
-    let mut options: Vec<&'static str> = match command {
-        "" => return vec!["--help", "--version"],
-        "target" | "availability" => preset.collect(),
-        "probe" => preset.chain(["--timeout-ms"]).collect(),
-        "plan" => vec!["--request", "--probe", "--timeout-ms", "--limit"],
-        _ => Vec::new(),
-    };
-    options.extend(["--pretty", "--help"]);
-    options
-}
+/// The long options of `probe`; `target` and `availability` take all but
+/// the first, `presets`, `schema` and `reference-capsules` the last two
+/// (`COMMON_OPTIONS`). A misspelled option is compared with the list of its
+/// command (a unit test holds each list to the command's help, and the
+/// preset options to `OptionSpelling::TABLE`).
+const PROBE_OPTIONS: &[&str] = &["--timeout-ms", "--os", "--arch", "--enable-libtorch", "--pretty", "--help"];
+/// `target`'s and `availability`'s long options.
+const PRESET_OPTIONS: &[&str] = PROBE_OPTIONS.split_at(1).1;
+/// The long options every command takes.
+const COMMON_OPTIONS: &[&str] = PROBE_OPTIONS.split_at(4).1;
+/// `plan`'s long options.
+const PLAN_OPTIONS: &[&str] = &["--request", "--probe", "--timeout-ms", "--limit", "--pretty", "--help"];
+/// The long options before any command.
+const MAIN_OPTIONS: &[&str] = &["--help", "--version"];
 
-/// An argument `command` does not take: lexopt's error (`usage_error`),
-/// and for a long option near one the command takes (`error::did_you_mean`,
-/// as for a misspelled JSON field), what it most likely meant.
-fn refused(arg: lexopt::Arg<'_>, command: &str) -> Error {
-    let meant = match &arg {
-        Long(name) => crate::error::did_you_mean(&format!("--{name}"), &long_options(command)),
-        _ => None,
-    };
-    let mut error = usage_error(arg.unexpected());
-    if let Some(meant) = meant {
-        error.message = format!("{}: did you mean {}?", error.message, crate::error::quoted(meant));
+/// An argument a command does not take: a long option is an unknown
+/// spelling of the `options` it takes (`Error::unknown_spelling`, as for a
+/// misspelled JSON value: what it most likely meant, or the list), a `usage`
+/// error at the option; anything else is lexopt's error (`usage_error`).
+#[inline(never)]
+fn refused(arg: lexopt::Arg<'_>, options: &[&str]) -> Error {
+    match arg.unexpected() {
+        lexopt::Error::UnexpectedOption(option) if option.starts_with("--") => {
+            let spelled = Error::unknown_spelling("option", &option, options);
+            Error { code: ErrorCode::Usage, path: option_path(&option), ..spelled }
+        }
+        other => usage_error(other),
     }
-    error
 }
 
 /// An option as an error's path: itself when it is a plain name (`--frob`,
@@ -496,7 +494,7 @@ fn dispatch(args: Vec<OsString>, stdin: &mut (impl Read + ?Sized)) -> Result<Out
             return Ok(Outcome::printed(version, EXIT_OK));
         }
         Some(Value(command)) => text_arg(command, "command")?,
-        Some(other) => return Err(refused(other, "")),
+        Some(other) => return Err(refused(other, MAIN_OPTIONS)),
     };
     match command.as_str() {
         "presets" => presets_command(&mut parser),
@@ -523,7 +521,6 @@ fn help(text: &str) -> Result<Outcome, Error> {
 /// A command whose only option is `--pretty`: prints `value` as JSON.
 fn json_command<T: serde::Serialize>(
     parser: &mut lexopt::Parser,
-    command: &str,
     help_text: &dyn Fn() -> String,
     value: &dyn Fn() -> T,
 ) -> Result<Outcome, Error> {
@@ -533,19 +530,19 @@ fn json_command<T: serde::Serialize>(
         match arg {
             Long("pretty") => output.pretty = true,
             Short('h') | Long("help") => return help(&help_text()),
-            other => return Err(refused(other, command)),
+            other => return Err(refused(other, COMMON_OPTIONS)),
         }
     }
     Ok(Outcome::printed(output.json(&value()), EXIT_OK))
 }
 
 fn presets_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
-    json_command(parser, "presets", &presets_help, &presets)
+    json_command(parser, &presets_help, &presets)
 }
 
 /// `reference-capsules`: the catalog JS's `referenceCapsules()` returns.
 fn reference_capsules_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
-    json_command(parser, "reference-capsules", &|| REFERENCE_CAPSULES_HELP.to_string(), &reference_capsules)
+    json_command(parser, &|| REFERENCE_CAPSULES_HELP.to_string(), &reference_capsules)
 }
 
 /// Where a target comes from: a preset with options, or stdin (`-`).
@@ -590,13 +587,13 @@ struct TargetArgs {
 }
 
 impl TargetArgs {
-    /// Takes `arg` (a preset option or the preset), or refuses it as
-    /// `command` does.
+    /// Takes `arg` (a preset option or the preset), or refuses it, naming
+    /// the command's `options`.
     fn take(
         &mut self,
         arg: OwnedArg,
         parser: &mut lexopt::Parser,
-        command: &str,
+        options: &[&str],
         stdin_allowed: bool,
     ) -> Result<(), Error> {
         match arg.borrowed() {
@@ -623,7 +620,7 @@ impl TargetArgs {
                     TargetSource::Preset(preset)
                 });
             }
-            other => return Err(refused(other, command)),
+            other => return Err(refused(other, options)),
         }
         Ok(())
     }
@@ -658,7 +655,7 @@ fn preset_command(
             Short('h') | Long("help") => return help(&preset_help()),
             other => {
                 let other = OwnedArg::from(other);
-                args.take(other, parser, if availability { "availability" } else { "target" }, availability)?;
+                args.take(other, parser, PRESET_OPTIONS, availability)?;
             }
         }
     }
@@ -692,7 +689,7 @@ fn probe_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) 
             Long("timeout-ms") => timeout_ms = timeout_arg(parser)?,
             other => {
                 let other = OwnedArg::from(other);
-                args.take(other, parser, "probe", true)?;
+                args.take(other, parser, PROBE_OPTIONS, true)?;
             }
         }
     }
@@ -811,7 +808,7 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -
                 limits.set(&name, value).map_err(|e| e.under("--limit"))?;
                 limits_given.push(name);
             }
-            other => return Err(refused(other, "plan")),
+            other => return Err(refused(other, PLAN_OPTIONS)),
         }
     }
     if timeout_ms.is_some() && !probe {
@@ -885,7 +882,7 @@ fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
                 let text = text_arg(value, "name")?;
                 name = Some(text.parse::<SchemaName>().map_err(|e| e.under("name"))?);
             }
-            other => return Err(refused(other, "schema")),
+            other => return Err(refused(other, COMMON_OPTIONS)),
         }
     }
     let name = name.ok_or_else(|| usage("name", "a schema name is required"))?;
@@ -924,14 +921,13 @@ mod tests {
     #[test]
     fn every_command_s_options_are_the_ones_its_help_names() {
         let preset_flags: Vec<String> = OptionSpelling::TABLE.iter().map(|(_, flag)| flag.to_string()).collect();
-        for (command, help) in [
-            ("presets", presets_help()),
-            ("target", preset_help()),
-            ("availability", preset_help()),
-            ("plan", plan_help()),
-            ("probe", probe_help()),
-            ("schema", schema_help()),
-            ("reference-capsules", REFERENCE_CAPSULES_HELP.to_string()),
+        for (command, help, options) in [
+            ("presets", presets_help(), COMMON_OPTIONS),
+            ("target", preset_help(), PRESET_OPTIONS),
+            ("plan", plan_help(), PLAN_OPTIONS),
+            ("probe", probe_help(), PROBE_OPTIONS),
+            ("schema", schema_help(), COMMON_OPTIONS),
+            ("reference-capsules", REFERENCE_CAPSULES_HELP.to_string(), COMMON_OPTIONS),
         ] {
             let mut named = flags_in(&help);
             named.push("--help".to_string());
@@ -940,11 +936,14 @@ mod tests {
             }
             named.sort();
             named.dedup();
-            let mut options: Vec<String> = long_options(command).iter().map(|o| o.to_string()).collect();
+            let mut options: Vec<String> = options.iter().map(|o| o.to_string()).collect();
             options.sort();
             assert_eq!(options, named, "{command}");
+            if matches!(command, "target" | "probe") {
+                assert!(preset_flags.iter().all(|flag| options.contains(flag)), "{command}");
+            }
         }
         let main = flags_in(&main_help());
-        assert!(long_options("").iter().all(|option| main.iter().any(|named| named == option)), "{main:?}");
+        assert!(MAIN_OPTIONS.iter().all(|option| main.iter().any(|named| named == option)), "{main:?}");
     }
 }

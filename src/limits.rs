@@ -138,27 +138,21 @@ impl Limits {
         Ok(())
     }
 
-    /// Refuses `count` items at `path` beyond `limit` (named `name`).
+    /// Refuses `count` items at `path` beyond `limit` (named `name`). The
+    /// message is the same bytes from the command, the service and the npm
+    /// package, so it names the three ways to raise the limit at once.
     pub(crate) fn check(path: &str, name: &str, what: &str, count: usize, limit: usize) -> Result<()> {
         if count > limit {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 path,
-                format!("{count} {what}, more than the limit {name} = {limit} ({})", Self::how_to_raise(name)),
+                format!(
+                    "{count} {what}, more than the limit {name} = {limit} (raise it with --limit {name}=N for the \
+                     command, ?limit={name}=N for the service, {{ limits: {{ {name}: N }} }} for the npm package)"
+                ),
             ));
         }
         Ok(())
-    }
-
-    /// How to raise the limit `name`, in every edge's words at once: a
-    /// `limit-exceeded` message is the same bytes from the command, the
-    /// service and the npm package, so it names the three ways.
-    pub(crate) fn how_to_raise(name: &str) -> String {
-        let ceiling = Self::CEILING.get(name).unwrap_or(0);
-        format!(
-            "it can be raised to {ceiling}: --limit {name}=N for the command, ?limit={name}=N for the service, \
-             {{ limits: {{ {name}: N }} }} for the npm package"
-        )
     }
 
     /// Refuses a request text longer than `request_bytes`.

@@ -199,14 +199,15 @@ impl Limits {
             "",
             format!(
                 "the plan could take {} bytes of JSON ({} configs, each explaining {} ops and {} capsules with {} \
-                 bytes of names), more than the limit outputBytes = {} ({})",
+                 bytes of names), more than the limit outputBytes = {} (raise it with --limit outputBytes=N for \
+                 the command, ?limit=outputBytes=N for the service, {{ limits: {{ outputBytes: N }} }} for the npm \
+                 package)",
                 bound.bytes,
                 configs,
                 request.ops.len(),
                 bound.candidates,
                 bound.name_bytes,
-                limits.output_bytes,
-                Limits::how_to_raise("outputBytes")
+                limits.output_bytes
             ),
         ))
     }

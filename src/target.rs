@@ -325,18 +325,16 @@ impl Preset {
             ("enableLibTorch", options.enable_lib_torch.is_some()),
         ];
         if let Some((name, _)) = given.iter().find(|(name, set)| *set && !accepted.contains(name)) {
-            let spelled: Vec<&str> = accepted.iter().map(|accepted| spelling.of(accepted)).collect();
-            let takes = if spelled.is_empty() {
-                "no options".to_string()
-            } else {
-                format!("only {}", crate::error::joined(&spelled, ", "))
-            };
             let name = spelling.of(name);
-            return Err(Error::new(
-                ErrorCode::UnsupportedOption,
-                name,
-                format!("preset {self} does not take option `{name}`; it takes {takes}"),
-            ));
+            let mut message = format!("preset {self} does not take option `{name}`; it takes ");
+            if accepted.is_empty() {
+                message.push_str("no options");
+            }
+            for (index, accepted) in accepted.iter().enumerate() {
+                message.push_str(if index == 0 { "only " } else { ", " });
+                message.push_str(spelling.of(accepted));
+            }
+            return Err(Error::new(ErrorCode::UnsupportedOption, name, message));
         }
         Ok(self.shape(options.os, options.arch, options.enable_lib_torch.unwrap_or(false)))
     }

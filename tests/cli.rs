@@ -288,51 +288,64 @@ fn errors_say_what_to_do_in_the_command_s_words() {
         (
             &["target", "linuxCuda", "--os", "linux"][..],
             "[unsupported-option] at --os: preset linuxCuda does not take option `--os`; it takes only \
-             --enable-libtorch\n",
+             --enable-libtorch",
         ),
         (
             &["availability", "macOSMetal", "--enable-libtorch"][..],
             "[unsupported-option] at --enable-libtorch: preset macOSMetal does not take option `--enable-libtorch`; \
-             it takes no options\n",
+             it takes no options",
         ),
         (
-            &["target", "linuxCpu", "--os", "linux"][..],
-            "[unsupported-option] at --os: preset linuxCpu does not take option `--os`; it takes only --arch\n",
+            &["target", "portableCpu", "--enable-libtorch"][..],
+            "[unsupported-option] at --enable-libtorch: preset portableCpu does not take option `--enable-libtorch`; \
+             it takes only --os, --arch",
         ),
         (
             &["plan", "--limt", "ops=1"][..],
-            "[usage] at --limt: invalid option \"--limt\": did you mean \"--limit\"? (see --help)\n",
+            r#"[usage] at --limt: unknown option "--limt": did you mean "--limit"? (see --help)"#,
         ),
         (
             &["target", "linuxCuda", "--enable_libtorch"][..],
-            "[usage] at --enable_libtorch: invalid option \"--enable_libtorch\": did you mean \"--enable-libtorch\"? \
-             (see --help)\n",
+            r#"[usage] at --enable_libtorch: unknown option "--enable_libtorch": did you mean "--enable-libtorch"? (see --help)"#,
         ),
         (
             &["presets", "--prety"][..],
-            "[usage] at --prety: invalid option \"--prety\": did you mean \"--pretty\"? (see --help)\n",
+            r#"[usage] at --prety: unknown option "--prety": did you mean "--pretty"? (see --help)"#,
         ),
-        (&["--verison"][..], "[usage] at --verison: invalid option \"--verison\" (see --help)\n"),
+        (
+            &["probe", "linuxCpu", "--timeout_ms", "9"][..],
+            r#"[usage] at --timeout_ms: unknown option "--timeout_ms": did you mean "--timeout-ms"? (see --help)"#,
+        ),
         (
             &["--versio"][..],
-            "[usage] at --versio: invalid option \"--versio\": did you mean \"--version\"? (see --help)\n",
+            r#"[usage] at --versio: unknown option "--versio": did you mean "--version"? (see --help)"#,
         ),
-        (&["plan", "--frob"][..], "[usage] at --frob: invalid option \"--frob\" (see --help)\n"),
-        (&["plan"][..], "[invalid-json] at (top level): the input is empty: expected a JSON document\n"),
-        (&["availability", "-"][..], "[invalid-json] at (top level): the input is empty: expected a JSON document\n"),
+        (
+            &["plan", "--frob"][..],
+            r#"[usage] at --frob: unknown option "--frob", expected one of: --request, --probe, --timeout-ms, --limit, --pretty, --help (see --help)"#,
+        ),
+        (&["schema", "-x"][..], r#"[usage] at -x: invalid option "-x" (see --help)"#),
+        (
+            &["plan"][..],
+            "[invalid-json] at (top level): the input is empty (or only whitespace): expected a JSON document",
+        ),
+        (
+            &["availability", "-"][..],
+            "[invalid-json] at (top level): the input is empty (or only whitespace): expected a JSON document",
+        ),
     ] {
-        assert_eq!(line(args, b""), format!("backend-targets: error {expected}"), "{args:?}");
+        assert_eq!(line(args, b""), format!("backend-targets: error {expected}\n"), "{args:?}");
     }
     assert_eq!(
         line(&["plan"], b" \n\t"),
-        "backend-targets: error [invalid-json] at (top level): the input is only whitespace: expected a JSON document\n"
+        "backend-targets: error [invalid-json] at (top level): the input is empty (or only whitespace): expected a \
+         JSON document\n"
     );
     let ops = format!(r#"{{"ops":[{}"add"]}}"#, r#""add","#.repeat(3));
     assert_eq!(
         line(&["plan", "--limit", "ops=3"], ops.as_bytes()),
-        "backend-targets: error [limit-exceeded] at ops: 4 ops, more than the limit ops = 3 (it can be raised to \
-         1000000: --limit ops=N for the command, ?limit=ops=N for the service, { limits: { ops: N } } for the npm \
-         package)\n"
+        "backend-targets: error [limit-exceeded] at ops: 4 ops, more than the limit ops = 3 (raise it with --limit \
+         ops=N for the command, ?limit=ops=N for the service, { limits: { ops: N } } for the npm package)\n"
     );
 }
 

@@ -34,8 +34,11 @@ pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T> {
 #[inline(never)]
 fn parse_document(text: &str) -> Result<Json<'_>> {
     if text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
-        let what = if text.is_empty() { "empty" } else { "only whitespace" };
-        return Err(Error::new(ErrorCode::InvalidJson, "", format!("the input is {what}: expected a JSON document")));
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            "",
+            "the input is empty (or only whitespace): expected a JSON document",
+        ));
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     Json::deserialize(&mut deserializer)
