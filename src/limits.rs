@@ -147,8 +147,8 @@ impl Limits {
                 ErrorCode::LimitExceeded,
                 path,
                 format!(
-                    "{count} {what}, more than the limit {name} = {limit} (raise it with --limit {name}=N for the \
-                     command, ?limit={name}=N for the service, {{ limits: {{ {name}: N }} }} for the npm package)"
+                    "{count} {what}, more than the limit {name} = {limit} (raise it: --limit {name}=N, \
+                     ?limit={name}=N, {{ limits: {{ {name}: N }} }})"
                 ),
             ));
         }

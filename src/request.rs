@@ -199,9 +199,8 @@ impl Limits {
             "",
             format!(
                 "the plan could take {} bytes of JSON ({} configs, each explaining {} ops and {} capsules with {} \
-                 bytes of names), more than the limit outputBytes = {} (raise it with --limit outputBytes=N for \
-                 the command, ?limit=outputBytes=N for the service, {{ limits: {{ outputBytes: N }} }} for the npm \
-                 package)",
+                 bytes of names), more than the limit outputBytes = {} (raise it: --limit outputBytes=N, \
+                 ?limit=outputBytes=N, {{ limits: {{ outputBytes: N }} }})",
                 bound.bytes,
                 configs,
                 request.ops.len(),

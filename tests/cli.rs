@@ -344,8 +344,8 @@ fn errors_say_what_to_do_in_the_command_s_words() {
     let ops = format!(r#"{{"ops":[{}"add"]}}"#, r#""add","#.repeat(3));
     assert_eq!(
         line(&["plan", "--limit", "ops=3"], ops.as_bytes()),
-        "backend-targets: error [limit-exceeded] at ops: 4 ops, more than the limit ops = 3 (raise it with --limit \
-         ops=N for the command, ?limit=ops=N for the service, { limits: { ops: N } } for the npm package)\n"
+        "backend-targets: error [limit-exceeded] at ops: 4 ops, more than the limit ops = 3 (raise it: --limit ops=N, \
+         ?limit=ops=N, { limits: { ops: N } })\n"
     );
 }
 

@@ -366,7 +366,7 @@ fn the_answer_is_bounded_before_planning_and_the_refusal_names_the_combination()
     assert_eq!((error.code, error.path.as_str()), (ErrorCode::LimitExceeded, ""));
     assert!(
         error.message.starts_with("the plan could take ")
-            && error.message.contains("bytes of JSON (19 configs, each explaining 1 ops and 2000 capsules with 2000000 bytes of names), more than the limit outputBytes = 10000000 (raise it with --limit outputBytes=N for the command, ?limit=outputBytes=N for the service, { limits: { outputBytes: N } } for the npm package)"),
+            && error.message.contains("bytes of JSON (19 configs, each explaining 1 ops and 2000 capsules with 2000000 bytes of names), more than the limit outputBytes = 10000000 (raise it: --limit outputBytes=N, ?limit=outputBytes=N, { limits: { outputBytes: N } })"),
         "{}",
         error.message
     );
