@@ -76,7 +76,7 @@ pub use limits::Limits;
 pub use plan_result::{PlanMode, PlanResult};
 pub use request::{PlanRequest, plan};
 pub use schema::SchemaName;
-pub use target::{NamedPreset, Preset, PresetOptions, PresetParameters, Target, presets};
+pub use target::{NamedPreset, OptionSpelling, Preset, PresetOptions, PresetParameters, Target, presets};
 pub use text::{parse_availability, parse_plan_request, parse_target, plan_json};
 
 // No process-wide effect: the library sets no global allocator, exports no

@@ -122,13 +122,18 @@ impl Limits {
         Ok(())
     }
 
-    /// Refuses `count` items at `path` beyond `limit` (named `name`).
+    /// Refuses `count` items at `path` beyond `limit` (named `name`). The
+    /// message is the same bytes from the command, the service and the npm
+    /// package, so it names the three ways to raise the limit at once.
     pub(crate) fn check(path: &str, name: &str, what: &str, count: usize, limit: usize) -> Result<()> {
         if count > limit {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 path,
-                format!("{count} {what}, more than the limit {name} = {limit} (it can be raised)"),
+                format!(
+                    "{count} {what}, more than the limit {name} = {limit} (raise it: --limit {name}=N, \
+                     ?limit={name}=N, {{ limits: {{ {name}: N }} }})"
+                ),
             ));
         }
         Ok(())

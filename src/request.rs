@@ -198,20 +198,15 @@ impl Limits {
         if bound.bytes <= limits.output_bytes {
             return Ok(());
         }
-        Err(Error::new(
-            ErrorCode::LimitExceeded,
-            "",
-            format!(
-                "the plan could take {} bytes of JSON ({} configs, each explaining {} ops and {} capsules with {} \
-                 bytes of names), more than the limit outputBytes = {} (it can be raised)",
-                bound.bytes,
-                configs,
-                request.ops.len(),
-                bound.candidates,
-                bound.name_bytes,
-                limits.output_bytes
-            ),
-        ))
+        // `Limits::check`'s sentence, with what the bound counted.
+        let what = format!(
+            "bytes of JSON the plan could take ({configs} configs, each explaining {} ops and {} capsules with {} \
+             bytes of names)",
+            request.ops.len(),
+            bound.candidates,
+            bound.name_bytes
+        );
+        Limits::check("", "outputBytes", &what, bound.bytes, limits.output_bytes)
     }
 }
 

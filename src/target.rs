@@ -259,6 +259,34 @@ impl PresetParameters {
     }
 }
 
+/// How a caller spells the preset options: as JSON, JavaScript and the
+/// service's query parameters do (`enableLibTorch`), or as the command's
+/// flags (`--enable-libtorch`). An error names an option as the caller
+/// typed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OptionSpelling {
+    /// `os`, `arch`, `enableLibTorch`.
+    Json,
+    /// `--os`, `--arch`, `--enable-libtorch`.
+    Flag,
+}
+
+impl OptionSpelling {
+    /// Every preset option, as JSON names it and as the command's flag: the
+    /// one table of both spellings.
+    pub const TABLE: &'static [(&'static str, &'static str)] =
+        &[("os", "--os"), ("arch", "--arch"), ("enableLibTorch", "--enable-libtorch")];
+
+    /// The option JSON calls `name`, spelled this way (`name` itself if the
+    /// table lacks it).
+    pub fn of(self, name: &str) -> &str {
+        match (self, Self::TABLE.iter().find(|(json, _)| *json == name)) {
+            (Self::Flag, Some((_, flag))) => flag,
+            _ => name,
+        }
+    }
+}
+
 impl Preset {
     /// The parameters this preset takes.
     pub const fn parameters(self) -> PresetParameters {
@@ -281,8 +309,15 @@ impl Preset {
         Target { os: os.unwrap_or(row.os), arch: arch.unwrap_or(row.arch), accelerator: row.accelerator, features }
     }
 
-    /// Builds the preset, refusing any option it does not take.
+    /// Builds the preset, refusing any option it does not take (named as
+    /// JSON names it).
     pub fn build(self, options: &PresetOptions) -> Result<Target> {
+        self.build_spelled(options, OptionSpelling::Json)
+    }
+
+    /// `build`, an error naming the options (its path and its message) as
+    /// `spelling` spells them: the command's flags for the command.
+    pub fn build_spelled(self, options: &PresetOptions, spelling: OptionSpelling) -> Result<Target> {
         let accepted = self.parameters().names();
         let given = [
             ("os", options.os.is_some()),
@@ -290,16 +325,16 @@ impl Preset {
             ("enableLibTorch", options.enable_lib_torch.is_some()),
         ];
         if let Some((name, _)) = given.iter().find(|(name, set)| *set && !accepted.contains(name)) {
-            let takes = if accepted.is_empty() {
-                "no options".to_string()
-            } else {
-                format!("only {}", crate::error::joined(accepted, ", "))
-            };
-            return Err(Error::new(
-                ErrorCode::UnsupportedOption,
-                *name,
-                format!("preset {self} does not take option `{name}`; it takes {takes}"),
-            ));
+            let name = spelling.of(name);
+            let mut message = format!("preset {self} does not take option `{name}`; it takes ");
+            if accepted.is_empty() {
+                message.push_str("no options");
+            }
+            for (index, accepted) in accepted.iter().enumerate() {
+                message.push_str(if index == 0 { "only " } else { ", " });
+                message.push_str(spelling.of(accepted));
+            }
+            return Err(Error::new(ErrorCode::UnsupportedOption, name, message));
         }
         Ok(self.shape(options.os, options.arch, options.enable_lib_torch.unwrap_or(false)))
     }

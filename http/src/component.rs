@@ -6,7 +6,10 @@
 //! route takes one, refusing it (413) as soon as the route's limit is passed,
 //! declared (`content-length`) or read, without reading the rest, and
 //! answering 408 when the body pauses for `BODY_IDLE_TIMEOUT_MS`, then writes
-//! the reply.
+//! the reply, with the CORS headers (`cors`) the host's
+//! `BACKEND_TARGETS_ALLOW_ORIGIN` calls for: a preflight (`OPTIONS` from an
+//! allowed origin) is answered 204 before routing, and every reply to an
+//! allowed origin, refusals included, names it.
 //!
 //! Built on `wstd` (the Bytecode Alliance's async standard library for WASI
 //! 0.2 components) rather than on the raw `wasip2` bindings alone: its
@@ -25,6 +28,7 @@ use wstd::http::server::Responder;
 use wstd::http::{Body, HeaderName, HeaderValue, Request, Response, StatusCode};
 use wstd::time::Duration;
 
+use crate::cors::{ALLOW_ORIGIN_VARIABLE, Cors};
 use crate::service::{BODY_IDLE_TIMEOUT_MS, Reply, Step, refuse_head, route, unconverted};
 
 /// The proxy world's `incoming-handler`: what `#[wstd::http_server]` expands
@@ -45,15 +49,25 @@ impl wasip2::exports::http::incoming_handler::Guest for Export {
             // 500 ("worker failed").
             let method = method_name(request.method());
             let (authority, target) = (request.authority(), request.path_with_query());
-            let reply = match refuse_head(&method, authority.as_deref(), target.as_deref()) {
+            // The host's setting (`wasmtime serve --env`; `-S cli` gives the
+            // environment), read for each request: each has a fresh instance.
+            let cors = Cors::from_setting(std::env::var(ALLOW_ORIGIN_VARIABLE).ok().as_deref());
+            let origin = origin(&request);
+            let mut reply = match refuse_head(&method, authority.as_deref(), target.as_deref()) {
                 Some(refused) => refused,
                 None => match try_from_incoming(request) {
-                    Ok(request) => answer(request).await,
+                    Ok(request) => {
+                        match cors.preflight(request.method().as_str(), request.uri().path(), origin.as_deref()) {
+                            Some(preflight) => preflight,
+                            None => answer(request).await,
+                        }
+                    }
                     // Anything else the conversion refuses (a header, a
                     // length) came from the request too.
                     Err(error) => unconverted(&error.to_string()),
                 },
             };
+            cors.decorate(&mut reply, origin.as_deref());
             // A reply that cannot be written has no one to tell.
             drop(responder.respond(response(reply)).await);
         })
@@ -78,14 +92,28 @@ fn method_name(method: Method) -> String {
     }
 }
 
+/// The request's `Origin`, when it has exactly one, in UTF-8 (two, or
+/// bytes that are not text, are no origin an allowed one equals).
+fn origin(request: &IncomingRequest) -> Option<String> {
+    let mut values = request.headers().get("origin");
+    match values.pop() {
+        Some(value) if values.is_empty() => String::from_utf8(value).ok(),
+        _ => None,
+    }
+}
+
 /// The reply as a response.
 fn response(reply: Reply) -> Response<Body> {
     let length = HeaderValue::from(reply.body.len());
+    let no_content = reply.status == 204;
     let mut response = Response::new(Body::from(reply.body));
     *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = response.headers_mut();
-    headers.insert("content-type", HeaderValue::from_static("application/json"));
-    headers.insert("content-length", length);
+    // A 204 (a preflight's answer) has no body, and no header about one.
+    if !no_content {
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert("content-length", length);
+    }
     for (name, value) in reply.headers {
         // The service's header names and values are plain ASCII.
         if let Ok(value) = HeaderValue::from_str(&value) {

@@ -14,7 +14,8 @@
 use backend_targets::json::{quoted_short, to_json};
 use backend_targets::vocab::{Architecture, OperatingSystem};
 use backend_targets::{
-    Error, ErrorCode, Limits, Preset, PresetOptions, SchemaName, parse_target, plan_json, presets, reference_capsules,
+    Error, ErrorCode, Limits, OptionSpelling, Preset, PresetOptions, SchemaName, parse_target, plan_json, presets,
+    reference_capsules,
 };
 
 /// What a route answers, once routed.
@@ -147,9 +148,12 @@ pub const BODY_IDLE_TIMEOUT_MS: u32 = 5_000;
 pub struct Reply {
     /// The HTTP status.
     pub status: u16,
-    /// Headers beyond `content-type: application/json` (which every reply has).
+    /// Headers beyond `content-type: application/json` and
+    /// `content-length` (which every reply but a 204 has), their names in
+    /// lower case.
     pub headers: Vec<(&'static str, String)>,
-    /// The body: compact JSON and a newline.
+    /// The body: compact JSON and a newline (empty in a 204, a preflight's
+    /// answer: `cors`).
     pub body: String,
 }
 
@@ -336,6 +340,18 @@ pub fn route(method: &str, path: &str, query: Option<&str>) -> Step {
     }
 }
 
+/// The methods the routes with `path` take, in the table's order, each once
+/// (`Allow` on a 405, `Access-Control-Allow-Methods` on a preflight).
+pub(crate) fn methods_for(path: &str) -> Vec<&'static str> {
+    let mut methods: Vec<&'static str> = Vec::new();
+    for route in ROUTES.iter().filter(|route| matches(route.pattern, path).is_some()) {
+        if !methods.contains(&route.method) {
+            methods.push(route.method);
+        }
+    }
+    methods
+}
+
 /// 404 (no route has this path) or 405 (some do, for other methods).
 fn unrouted(method: &str, path: &str, matching: &[(&Route, Option<&str>)]) -> Reply {
     let shown = quoted_short(path);
@@ -344,9 +360,7 @@ fn unrouted(method: &str, path: &str, matching: &[(&Route, Option<&str>)]) -> Re
         let message = format!("no route for {shown}; the routes: {}", routes.join(", "));
         return Reply::error(404, &Error::new(ErrorCode::Usage, "", message));
     }
-    let mut allowed: Vec<&str> = matching.iter().map(|(route, _)| route.method).collect();
-    allowed.dedup();
-    let allow = allowed.join(", ");
+    let allow = methods_for(path).join(", ");
     let message = format!("{shown} takes {allow}, not {}", quoted_short(method));
     let mut reply = Reply::error(405, &Error::new(ErrorCode::Usage, "", message));
     reply.headers.push(("allow", allow));
@@ -393,18 +407,19 @@ impl Query {
     /// usage error where it stands, and a known one given a second time
     /// (but `repeatable`, `limit`) is one at its second use, before its
     /// value is read.
-    fn read(self, repeatable: &[&str], mut take: impl FnMut(&str, String) -> Result<bool, Error>) -> Result<(), Error> {
+    fn read(
+        self,
+        names: &[&str],
+        repeatable: &[&str],
+        mut take: impl FnMut(&str, String) -> Result<bool, Error>,
+    ) -> Result<(), Error> {
         let mut seen: Vec<String> = Vec::new();
         for (name, value) in self.pairs {
             if seen.contains(&name) && !repeatable.contains(&name.as_str()) {
                 return Err(Error::new(ErrorCode::Usage, &name, format!("the query parameter {name} is given twice")));
             }
             if !take(&name, value)? {
-                return Err(Error::new(
-                    ErrorCode::Usage,
-                    parameter_path(&name),
-                    format!("unknown query parameter {}", quoted_short(&name)),
-                ));
+                return Err(unknown_parameter(&name, names));
             }
             seen.push(name);
         }
@@ -413,8 +428,20 @@ impl Query {
 
     /// Refuses any parameter: the route takes none.
     fn finish(self) -> Result<(), Error> {
-        self.read(&[], |_, _| Ok(false))
+        self.read(&[], &[], |_, _| Ok(false))
     }
+}
+
+/// A query parameter the route does not take (`names` are those it does):
+/// `usage` at its name, with what it most likely meant, or the names, as
+/// the core says it of a misspelled value (`Error::unknown_spelling`).
+fn unknown_parameter(name: &str, names: &[&str]) -> Error {
+    let message = if names.is_empty() {
+        format!("unknown query parameter {}: this route takes none", quoted_short(name))
+    } else {
+        Error::unknown_spelling("query parameter", name, names).message
+    };
+    Error::new(ErrorCode::Usage, parameter_path(name), message)
 }
 
 /// A parameter's name as a path: itself when it is a plain name, as the
@@ -470,7 +497,8 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// order.
 fn preset_options(query: Query) -> Result<PresetOptions, Error> {
     let mut options = PresetOptions::default();
-    query.read(&[], |name, value| {
+    let names: Vec<&str> = OptionSpelling::TABLE.iter().map(|(name, _)| *name).collect();
+    query.read(&names, &[], |name, value| {
         match name {
             "os" => options.os = Some(value.parse::<OperatingSystem>().map_err(|e| e.under("os"))?),
             "arch" => options.arch = Some(value.parse::<Architecture>().map_err(|e| e.under("arch"))?),
@@ -500,7 +528,7 @@ fn preset_options(query: Query) -> Result<PresetOptions, Error> {
 fn plan_limits(query: Query) -> Result<Limits, Error> {
     let mut limits = Limits::DEFAULT;
     let mut given: Vec<String> = Vec::new();
-    query.read(&["limit"], |name, text| {
+    query.read(&["limit"], &["limit"], |name, text| {
         if name != "limit" {
             return Ok(false);
         }
@@ -658,6 +686,35 @@ mod tests {
             assert_eq!(reply.status, 400, "{query}");
             assert_eq!(error_of(&reply), (code.to_string(), at.to_string()), "{query}");
         }
+    }
+
+    /// Messages that say what to do, in the service's spelling: a
+    /// misspelled parameter gets what it most likely meant, an option the
+    /// preset does not take is named as the query names it.
+    #[test]
+    fn errors_name_parameters_as_the_query_spells_them_and_suggest_the_meant_one() {
+        let message = |method: &str, path: &str, query: &str| {
+            let reply = answered(method, path, Some(query));
+            let value: serde_json::Value = serde_json::from_str(&reply.body).unwrap();
+            value["error"]["message"].as_str().unwrap().to_string()
+        };
+        assert_eq!(message("POST", "/plan", "limt=ops=1"), r#"unknown query parameter "limt": did you mean "limit"?"#);
+        assert_eq!(
+            message("GET", "/targets/linuxCuda", "enableLibtorch=true"),
+            r#"unknown query parameter "enableLibtorch": did you mean "enableLibTorch"?"#
+        );
+        assert_eq!(
+            message("GET", "/targets/linuxCpu", "foo=1"),
+            r#"unknown query parameter "foo", expected one of: os, arch, enableLibTorch"#
+        );
+        assert_eq!(
+            message("GET", "/presets", "pretty=1"),
+            r#"unknown query parameter "pretty": this route takes none"#
+        );
+        assert_eq!(
+            message("GET", "/targets/linuxCuda", "os=linux"),
+            "preset linuxCuda does not take option `os`; it takes only enableLibTorch"
+        );
     }
 
     /// The command's `[code] at path: message` for `args`.

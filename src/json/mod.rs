@@ -28,9 +28,19 @@ pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T> {
     de::deserialize(parse_document(text)?)
 }
 
-/// Reads `text` into a `Json` document (no trailing text allowed).
+/// Reads `text` into a `Json` document (no trailing text allowed). Text
+/// with nothing but JSON's whitespace in it is said to be empty, not in
+/// serde_json's words ("EOF while parsing a value at line 1 column 0"): an
+/// empty stdin or body is a request not given, not a malformed one.
 #[inline(never)]
 fn parse_document(text: &str) -> Result<Json<'_>> {
+    if text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            "",
+            "the input is empty (or only whitespace): expected a JSON document",
+        ));
+    }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     Json::deserialize(&mut deserializer)
         .and_then(|document| deserializer.end().map(|()| document))

@@ -57,6 +57,71 @@ impl NativeReason {
     pub const fn is_available(self) -> bool {
         matches!(self, Self::DeviceAvailable | Self::LibraryAvailable)
     }
+
+    /// What to do about a check that ended so: the one table of advice per
+    /// reason, from which README's "what to do" table is made
+    /// (`what_to_do_markdown`, held to README by a test).
+    pub const fn what_to_do(self) -> &'static str {
+        match self {
+            Self::DeviceAvailable | Self::LibraryAvailable => "nothing: it is there and answered",
+            Self::DriverNotFound => {
+                "install the vendor's driver (NVIDIA's, ROCm, libtpu, the Neuron runtime); in a container, give it \
+                 the host's GPU (`docker run --gpus all` with the NVIDIA Container Toolkit; ROCm: `--device /dev/kfd \
+                 --device /dev/dri`); a driver outside the loader's folders: add its folder, as an absolute path, to \
+                 `LD_LIBRARY_PATH`; a message naming the toolkit's stub `libcuda.so`: take the toolkit's `stubs/` \
+                 folder off `LD_LIBRARY_PATH`"
+            }
+            Self::DriverInitFailed => {
+                "the driver's error name says why; `CUDA_ERROR_SYSTEM_DRIVER_MISMATCH` or \
+                 `CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE`: the driver library and the kernel module are of \
+                 different versions (reboot after a driver update; in a container, use the host's driver, as the \
+                 NVIDIA Container Toolkit mounts it); `nvidia-smi` (`rocm-smi`) likely fails the same way"
+            }
+            Self::NoDevice => {
+                "check that the host sees the device (`nvidia-smi`, `rocm-smi`, `ls /dev/accel* /dev/neuron*`); in a \
+                 container, pass it in (`--gpus all`, `--device /dev/neuron0`); `CUDA_VISIBLE_DEVICES` \
+                 (`HIP_VISIBLE_DEVICES`) set empty or to a wrong index hides every device"
+            }
+            Self::LibraryNotFound => {
+                "install the library for the driver's CUDA (the toolkit, or NVIDIA's wheels: `pip install \
+                 nvidia-cublas-cu12`) and add its folder to `LD_LIBRARY_PATH`; where the message names a Python \
+                 environment that holds it (`site-packages/nvidia/*/lib`, `torch/lib`), add that folder; libtorch: \
+                 set `LIBTORCH` to its folder, or `LIBTORCH_USE_PYTORCH=1`"
+            }
+            Self::LibraryUnusable => {
+                "the message names the call that failed or the part that is missing (cuDNN 9's \
+                 `libcudnn_graph.so.9` belongs beside `libcudnn.so.9` or on `LD_LIBRARY_PATH`); install the \
+                 library whole, of one version"
+            }
+            Self::DriverTooOld => {
+                "update the driver to one for the library's CUDA (the message names both), or install the \
+                 libraries built for the driver's CUDA (`nvidia-cublas-cu12` for a 12.x driver)"
+            }
+            Self::RequiresAccelerator => "see the accelerator's row: it was dropped, or not declared",
+            Self::UnsupportedPlatform => "nothing on this OS (Metal is macOS's): declare a target this host can have",
+            Self::NotProbeable => {
+                "nothing to probe: it is kept as declared; check it with the chip's own tools (`webGpu`: \
+                 `detect()` in the browser)"
+            }
+            Self::Timeout => {
+                "probe again with a longer `--timeout-ms` (5000 by default): a driver can start slowly (NVIDIA's \
+                 persistence mode off); if it hangs again, `nvidia-smi` likely hangs too"
+            }
+            Self::CheckCrashed => {
+                "the library killed its check's process (`probe.checks[].signal`), not the command: reinstall the \
+                 driver or library the check names"
+            }
+        }
+    }
+
+    /// README's "what to do" table, from `what_to_do`.
+    pub fn what_to_do_markdown() -> String {
+        let mut text = String::from("| reason | what to do |\n|---|---|\n");
+        for reason in Self::ALL {
+            text.push_str(&format!("| `{reason}` | {} |\n", reason.what_to_do()));
+        }
+        text
+    }
 }
 
 spelled_enum! {

@@ -9,8 +9,11 @@
 // names (scripts/wasmcloud.sh adds wasmCloud's `wash dev` by its URL). The
 // same checks run under each; where a host differs (a head it refuses itself,
 // what a stalled client does to the others, its pace) the test holds that
-// host's behaviour, which README explains. Servers are stopped by their
-// process (group) id. Run by scripts/test.sh after the builds.
+// host's behaviour, which README explains. CORS under `wasmtime serve`, the
+// host that passes BACKEND_TARGETS_ALLOW_ORIGIN (`--env`): none by default; a
+// second and a third server with it set (preflights, allowed and other
+// origins). Servers are stopped by their process (group) id. Run by
+// scripts/test.sh after the builds.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -19,7 +22,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { NATIVE_BIN, ROOT, VECTORS, cliCases, malformedCases } from './common.mjs';
-import { hosts } from './http-server.mjs';
+import { hosts, serve } from './http-server.mjs';
 
 /** The native command: { status, stdout (Buffer), stderr }. */
 function native(args, stdin = Buffer.alloc(0)) {
@@ -40,6 +43,10 @@ function errorOf(reply) {
 /** The command's flags as query parameters, and its paths as the service's. */
 const FLAGS = { '--os': 'os', '--arch': 'arch', '--enable-libtorch': 'enableLibTorch' };
 const servicePath = (path) => FLAGS[path] ?? path.replace(/^--limit/, 'limit');
+/** The command's message in the service's words: a preset option named as
+ * the query names it (`os`, `enableLibTorch`), where the command names its
+ * flag (`--os`, `--enable-libtorch`). */
+const serviceMessage = (message) => message.replace(/--enable-libtorch|--os\b|--arch\b/g, (flag) => FLAGS[flag]);
 
 /** A CLI case's request to the service, or null where the command line has
  * no HTTP form (--pretty, help, probe, syntax of its own). */
@@ -162,7 +169,7 @@ for (const host of hosts()) describe(host.name, () => {
         assert.equal(reply.status, 400, `${c.name}: ${reply.body}`);
         const [, code, path, message] = nativeLine(expected.stderr).match(/^\[([^\]]+)\] at (.*?): (.*)$/s);
         const error = errorOf(reply);
-        assert.deepEqual([error.code, error.path, error.message], [code, servicePath(path === '(top level)' ? '' : path), message], c.name);
+        assert.deepEqual([error.code, error.path, error.message], [code, servicePath(path === '(top level)' ? '' : path), serviceMessage(message)], c.name);
       } else {
         assert.equal(reply.status, c.status === 0 ? 200 : 422, c.name);
         assert.ok(reply.body.equals(expected.stdout), `${c.name}: the body differs from the native command's stdout`);
@@ -424,4 +431,83 @@ for (const host of hosts()) describe(host.name, () => {
     assert.equal(good, plans);
     assert.doesNotMatch(server.output().slice(logged), /worker failed|panicked|trap|error/i, `${server.name} reported a failure`);
   });
+});
+
+/** A request with these headers to `base`: { status, headers, body (text) }. */
+async function fetchAt(base, method, path, headers, body) {
+  const response = await fetch(base + path, { method, headers, body });
+  return { status: response.status, headers: response.headers, body: await response.text() };
+}
+
+/** The CORS headers of a reply, by name. */
+const corsHeaders = (reply) =>
+  Object.fromEntries([...reply.headers].filter(([name]) => name.startsWith('access-control-') || name === 'vary'));
+
+test('CORS: no header by default; the origins in BACKEND_TARGETS_ALLOW_ORIGIN get a preflight 204 and their name on every answer', { timeout: 60_000 }, async () => {
+  const plan = readFileSync(join(VECTORS, 'requests', 'per-op-fallback.json'));
+  const expected = native(['plan'], plan).stdout.toString('utf8');
+  const preflight = { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' };
+  // The default server (no variable): an origin changes nothing; OPTIONS stays 405.
+  const plain = await serve();
+  try {
+    for (const [method, path, status] of [['OPTIONS', '/plan', 405], ['GET', '/health', 200], ['POST', '/plan', 200]]) {
+      const reply = await fetchAt(plain.base, method, path, preflight, method === 'POST' ? plan : undefined);
+      assert.equal(reply.status, status, `${method} ${path}`);
+      assert.deepEqual(corsHeaders(reply), {}, `${method} ${path}`);
+    }
+  } finally {
+    await plain.stop();
+  }
+  const listed = await serve(undefined, ['--env', 'BACKEND_TARGETS_ALLOW_ORIGIN=https://app.example, http://localhost:5173']);
+  try {
+    // The preflight a browser sends before a page's fetch of JSON.
+    let reply = await fetchAt(listed.base, 'OPTIONS', '/plan', preflight);
+    assert.equal(reply.status, 204);
+    assert.equal(reply.body, '');
+    assert.deepEqual(corsHeaders(reply), {
+      'access-control-allow-origin': 'http://localhost:5173',
+      'access-control-allow-methods': 'POST',
+      'access-control-allow-headers': 'content-type',
+      'access-control-max-age': '7200',
+      vary: 'Origin',
+    });
+    assert.equal(reply.headers.get('content-type'), null);
+    reply = await fetchAt(listed.base, 'OPTIONS', '/targets/linuxCuda', { origin: 'https://app.example', 'access-control-request-method': 'GET' });
+    assert.equal(reply.status, 204);
+    assert.equal(reply.headers.get('access-control-allow-methods'), 'GET');
+    assert.equal(reply.headers.get('access-control-allow-origin'), 'https://app.example');
+    // The request itself, then errors: each names the origin, with the command's bytes.
+    const origin = { origin: 'http://localhost:5173', 'content-type': 'application/json' };
+    reply = await fetchAt(listed.base, 'POST', '/plan', origin, plan);
+    assert.equal(reply.status, 200);
+    assert.equal(reply.body, expected);
+    for (const [method, path, body, status] of [['POST', '/plan', '', 400], ['GET', '/nope', undefined, 404],
+      ['GET', '/plan', undefined, 405], ['POST', '/plan?limit=requestBytes=10', plan, 413], ['GET', '/targets/linuxCuda?os=linux', undefined, 400]]) {
+      reply = await fetchAt(listed.base, method, path, origin, body);
+      assert.equal(reply.status, status, `${method} ${path}`);
+      assert.equal(reply.headers.get('access-control-allow-origin'), 'http://localhost:5173', `${method} ${path}`);
+      assert.equal(reply.headers.get('vary'), 'Origin', `${method} ${path}`);
+    }
+    // An origin not listed: no CORS header (but Vary), and its preflight is the 405 it was.
+    for (const [method, path, status] of [['OPTIONS', '/plan', 405], ['GET', '/health', 200]]) {
+      reply = await fetchAt(listed.base, method, path, { ...preflight, origin: 'https://evil.example' });
+      assert.equal(reply.status, status, `${method} ${path}`);
+      assert.deepEqual(corsHeaders(reply), { vary: 'Origin' }, `${method} ${path}`);
+    }
+  } finally {
+    await listed.stop();
+  }
+  const anyone = await serve(undefined, ['--env', 'BACKEND_TARGETS_ALLOW_ORIGIN=*']);
+  try {
+    let reply = await fetchAt(anyone.base, 'OPTIONS', '/availability', { ...preflight, origin: 'https://anywhere.example' });
+    assert.equal(reply.status, 204);
+    assert.equal(reply.headers.get('access-control-allow-origin'), '*');
+    assert.equal(reply.headers.get('access-control-allow-methods'), 'POST');
+    assert.equal(reply.headers.get('vary'), null);
+    reply = await fetchAt(anyone.base, 'GET', '/health', { origin: 'https://anywhere.example' });
+    assert.equal(reply.status, 200);
+    assert.equal(reply.headers.get('access-control-allow-origin'), '*');
+  } finally {
+    await anyone.stop();
+  }
 });

@@ -26,7 +26,7 @@ use backend_targets::reference_capsules;
 use backend_targets::vocab::{Architecture, OperatingSystem};
 use backend_targets::wording::{joined, quoted_short};
 use backend_targets::{Error, ErrorCode};
-use backend_targets::{Preset, PresetOptions, Target, presets};
+use backend_targets::{OptionSpelling, Preset, PresetOptions, Target, presets};
 use backend_targets::{parse_plan_request, parse_target};
 
 /// Exit status: done, or planned.
@@ -418,6 +418,36 @@ fn usage_error(error: lexopt::Error) -> Error {
     }
 }
 
+/// The long options of `probe`; `target` and `availability` take all but
+/// the first, `presets`, `schema` and `reference-capsules` the last two
+/// (`COMMON_OPTIONS`). A misspelled option is compared with the list of its
+/// command (a unit test holds each list to the command's help, and the
+/// preset options to `OptionSpelling::TABLE`).
+const PROBE_OPTIONS: &[&str] = &["--timeout-ms", "--os", "--arch", "--enable-libtorch", "--pretty", "--help"];
+/// `target`'s and `availability`'s long options.
+const PRESET_OPTIONS: &[&str] = PROBE_OPTIONS.split_at(1).1;
+/// The long options every command takes.
+const COMMON_OPTIONS: &[&str] = PROBE_OPTIONS.split_at(4).1;
+/// `plan`'s long options.
+const PLAN_OPTIONS: &[&str] = &["--request", "--probe", "--timeout-ms", "--limit", "--pretty", "--help"];
+/// The long options before any command.
+const MAIN_OPTIONS: &[&str] = &["--help", "--version"];
+
+/// An argument a command does not take: a long option is an unknown
+/// spelling of the `options` it takes (`Error::unknown_spelling`, as for a
+/// misspelled JSON value: what it most likely meant, or the list), a `usage`
+/// error at the option; anything else is lexopt's error (`usage_error`).
+#[inline(never)]
+fn refused(arg: lexopt::Arg<'_>, options: &[&str]) -> Error {
+    match arg.unexpected() {
+        lexopt::Error::UnexpectedOption(option) if option.starts_with("--") => {
+            let spelled = Error::unknown_spelling("option", &option, options);
+            Error { code: ErrorCode::Usage, path: option_path(&option), ..spelled }
+        }
+        other => usage_error(other),
+    }
+}
+
 /// An option as an error's path: itself when it is a plain name (`--frob`,
 /// `-x`: ASCII letters, digits, `-` and `_`, at most 64 bytes), else quoted
 /// as an index (`["--a\nb"]`), cut as messages cut it.
@@ -475,7 +505,7 @@ fn dispatch(args: Vec<OsString>, stdin: &mut (impl Read + ?Sized)) -> Result<Out
             return Ok(Outcome::printed(version, EXIT_OK));
         }
         Some(Value(command)) => text_arg(command, "command")?,
-        Some(other) => return Err(usage_error(other.unexpected())),
+        Some(other) => return Err(refused(other, MAIN_OPTIONS)),
     };
     match command.as_str() {
         "presets" => presets_command(&mut parser),
@@ -511,7 +541,7 @@ fn json_command<T: serde::Serialize>(
         match arg {
             Long("pretty") => output.pretty = true,
             Short('h') | Long("help") => return help(&help_text()),
-            other => return Err(usage_error(other.unexpected())),
+            other => return Err(refused(other, COMMON_OPTIONS)),
         }
     }
     Ok(Outcome::printed(output.json(&value()), EXIT_OK))
@@ -568,8 +598,15 @@ struct TargetArgs {
 }
 
 impl TargetArgs {
-    /// Takes `arg` (a preset option or the preset), or refuses it.
-    fn take(&mut self, arg: OwnedArg, parser: &mut lexopt::Parser, stdin_allowed: bool) -> Result<(), Error> {
+    /// Takes `arg` (a preset option or the preset), or refuses it, naming
+    /// the command's `options`.
+    fn take(
+        &mut self,
+        arg: OwnedArg,
+        parser: &mut lexopt::Parser,
+        options: &[&str],
+        stdin_allowed: bool,
+    ) -> Result<(), Error> {
         match arg.borrowed() {
             Long("os") => {
                 let value = text_arg(parser.value().map_err(usage_error)?, "--os")?;
@@ -594,7 +631,7 @@ impl TargetArgs {
                     TargetSource::Preset(preset)
                 });
             }
-            other => return Err(usage_error(other.unexpected())),
+            other => return Err(refused(other, options)),
         }
         Ok(())
     }
@@ -609,14 +646,8 @@ impl TargetArgs {
                 }
                 parse_target(&read_all(stdin, Limits::DEFAULT.request_bytes, "")?)
             }
-            Some(TargetSource::Preset(preset)) => preset.build(&self.options).map_err(|mut e| {
-                // Name the flag the user typed, not the JSON option.
-                e.path = match e.path.as_str() {
-                    "enableLibTorch" => "--enable-libtorch".to_string(),
-                    other => format!("--{other}"),
-                };
-                e
-            }),
+            // Errors name the flags the user typed, not the JSON options.
+            Some(TargetSource::Preset(preset)) => preset.build_spelled(&self.options, OptionSpelling::Flag),
         }
     }
 }
@@ -635,7 +666,7 @@ fn preset_command(
             Short('h') | Long("help") => return help(&preset_help()),
             other => {
                 let other = OwnedArg::from(other);
-                args.take(other, parser, availability)?;
+                args.take(other, parser, PRESET_OPTIONS, availability)?;
             }
         }
     }
@@ -669,7 +700,7 @@ fn probe_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) 
             Long("timeout-ms") => timeout_ms = timeout_arg(parser)?,
             other => {
                 let other = OwnedArg::from(other);
-                args.take(other, parser, true)?;
+                args.take(other, parser, PROBE_OPTIONS, true)?;
             }
         }
     }
@@ -788,7 +819,7 @@ fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -
                 limits.set(&name, value).map_err(|e| e.under("--limit"))?;
                 limits_given.push(name);
             }
-            other => return Err(usage_error(other.unexpected())),
+            other => return Err(refused(other, PLAN_OPTIONS)),
         }
     }
     if timeout_ms.is_some() && !probe {
@@ -858,7 +889,7 @@ fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
                 let text = text_arg(value, "name")?;
                 name = Some(text.parse::<SchemaName>().map_err(|e| e.under("name"))?);
             }
-            other => return Err(usage_error(other.unexpected())),
+            other => return Err(refused(other, COMMON_OPTIONS)),
         }
     }
     let name = name.ok_or_else(|| usage("name", "a schema name is required"))?;
@@ -873,4 +904,53 @@ fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
         format!("{text}\n")
     };
     Ok(Outcome::printed(text, EXIT_OK))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The options a help text names (`--word`).
+    fn flags_in(help: &str) -> Vec<String> {
+        let mut flags: Vec<String> = help
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter(|word| word.starts_with("--") && word.len() > 2)
+            .map(String::from)
+            .collect();
+        flags.sort();
+        flags.dedup();
+        flags
+    }
+
+    /// Each command's options, to which a misspelled one is compared, are
+    /// the ones its help names (and `--help`); `probe` takes the preset
+    /// options its help refers to `target` for.
+    #[test]
+    fn every_command_s_options_are_the_ones_its_help_names() {
+        let preset_flags: Vec<String> = OptionSpelling::TABLE.iter().map(|(_, flag)| flag.to_string()).collect();
+        for (command, help, options) in [
+            ("presets", presets_help(), COMMON_OPTIONS),
+            ("target", preset_help(), PRESET_OPTIONS),
+            ("plan", plan_help(), PLAN_OPTIONS),
+            ("probe", probe_help(), PROBE_OPTIONS),
+            ("schema", schema_help(), COMMON_OPTIONS),
+            ("reference-capsules", REFERENCE_CAPSULES_HELP.to_string(), COMMON_OPTIONS),
+        ] {
+            let mut named = flags_in(&help);
+            named.push("--help".to_string());
+            if command == "probe" {
+                named.extend(preset_flags.iter().cloned());
+            }
+            named.sort();
+            named.dedup();
+            let mut options: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+            options.sort();
+            assert_eq!(options, named, "{command}");
+            if matches!(command, "target" | "probe") {
+                assert!(preset_flags.iter().all(|flag| options.contains(flag)), "{command}");
+            }
+        }
+        let main = flags_in(&main_help());
+        assert!(MAIN_OPTIONS.iter().all(|option| main.iter().any(|named| named == option)), "{main:?}");
+    }
 }

@@ -274,6 +274,93 @@ fn probe_help_lists_every_reason() {
     }
 }
 
+/// Issue 33, item 9: a message says what to do, in the command's words: a
+/// preset option by its flag, what a misspelled option most likely meant, an
+/// empty stdin as empty, and how to raise a limit.
+#[test]
+fn errors_say_what_to_do_in_the_command_s_words() {
+    let line = |args: &[&str], stdin: &[u8]| {
+        let out = run(args, stdin);
+        assert_eq!(out.status, 2, "{args:?}");
+        out.stderr
+    };
+    for (args, expected) in [
+        (
+            &["target", "linuxCuda", "--os", "linux"][..],
+            "[unsupported-option] at --os: preset linuxCuda does not take option `--os`; it takes only \
+             --enable-libtorch",
+        ),
+        (
+            &["availability", "macOSMetal", "--enable-libtorch"][..],
+            "[unsupported-option] at --enable-libtorch: preset macOSMetal does not take option `--enable-libtorch`; \
+             it takes no options",
+        ),
+        (
+            &["target", "portableCpu", "--enable-libtorch"][..],
+            "[unsupported-option] at --enable-libtorch: preset portableCpu does not take option `--enable-libtorch`; \
+             it takes only --os, --arch",
+        ),
+        (
+            &["plan", "--limt", "ops=1"][..],
+            r#"[usage] at --limt: unknown option "--limt": did you mean "--limit"? (see --help)"#,
+        ),
+        (
+            &["target", "linuxCuda", "--enable_libtorch"][..],
+            r#"[usage] at --enable_libtorch: unknown option "--enable_libtorch": did you mean "--enable-libtorch"? (see --help)"#,
+        ),
+        (
+            &["presets", "--prety"][..],
+            r#"[usage] at --prety: unknown option "--prety": did you mean "--pretty"? (see --help)"#,
+        ),
+        (
+            &["probe", "linuxCpu", "--timeout_ms", "9"][..],
+            r#"[usage] at --timeout_ms: unknown option "--timeout_ms": did you mean "--timeout-ms"? (see --help)"#,
+        ),
+        (
+            &["--versio"][..],
+            r#"[usage] at --versio: unknown option "--versio": did you mean "--version"? (see --help)"#,
+        ),
+        (
+            &["plan", "--frob"][..],
+            r#"[usage] at --frob: unknown option "--frob", expected one of: --request, --probe, --timeout-ms, --limit, --pretty, --help (see --help)"#,
+        ),
+        (&["schema", "-x"][..], r#"[usage] at -x: invalid option "-x" (see --help)"#),
+        (
+            &["plan"][..],
+            "[invalid-json] at (top level): the input is empty (or only whitespace): expected a JSON document",
+        ),
+        (
+            &["availability", "-"][..],
+            "[invalid-json] at (top level): the input is empty (or only whitespace): expected a JSON document",
+        ),
+    ] {
+        assert_eq!(line(args, b""), format!("backend-targets: error {expected}\n"), "{args:?}");
+    }
+    assert_eq!(
+        line(&["plan"], b" \n\t"),
+        "backend-targets: error [invalid-json] at (top level): the input is empty (or only whitespace): expected a \
+         JSON document\n"
+    );
+    let ops = format!(r#"{{"ops":[{}"add"]}}"#, r#""add","#.repeat(3));
+    assert_eq!(
+        line(&["plan", "--limit", "ops=3"], ops.as_bytes()),
+        "backend-targets: error [limit-exceeded] at ops: 4 ops, more than the limit ops = 3 (raise it: --limit ops=N, \
+         ?limit=ops=N, { limits: { ops: N } })\n"
+    );
+}
+
+/// README's "what to do" table for the native probe's reasons is the one
+/// `NativeReason::what_to_do` makes: one row per reason, in its order.
+#[test]
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+fn the_readme_says_what_to_do_about_every_native_reason() {
+    use backend_targets::probe::native::NativeReason;
+    let table = NativeReason::what_to_do_markdown();
+    assert_eq!(table.lines().count(), NativeReason::ALL.len() + 2);
+    let readme = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    assert!(readme.contains(&table), "README.md lacks the table; paste `what_to_do_markdown()`:\n{table}");
+}
+
 /// `reference-capsules` prints the catalog a request without `capsules`
 /// plans with (the JS `referenceCapsules()` is checked against these bytes
 /// in tests/js/).

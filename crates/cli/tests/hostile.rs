@@ -365,8 +365,12 @@ fn the_answer_is_bounded_before_planning_and_the_refusal_names_the_combination()
     let error = plan_json(&text, &limits).unwrap_err();
     assert_eq!((error.code, error.path.as_str()), (ErrorCode::LimitExceeded, ""));
     assert!(
-        error.message.starts_with("the plan could take ")
-            && error.message.contains("bytes of JSON (19 configs, each explaining 1 ops and 2000 capsules with 2000000 bytes of names), more than the limit outputBytes = 10000000 (it can be raised)"),
+        error.message.split(' ').next().is_some_and(|count| count.parse::<usize>().is_ok_and(|n| n > 10_000_000))
+            && error.message.ends_with(
+                " bytes of JSON the plan could take (19 configs, each explaining 1 ops and 2000 capsules with 2000000 \
+             bytes of names), more than the limit outputBytes = 10000000 (raise it: --limit outputBytes=N, \
+             ?limit=outputBytes=N, { limits: { outputBytes: N } })"
+            ),
         "{}",
         error.message
     );

@@ -9,8 +9,10 @@
 //! // In the program's `main`: a termination signal ends the checks too.
 //! native::install_termination_handlers();
 //! // Each check in a child process of the helper (crash- and hang-proof):
-//! // by default the `backend-targets` command, which must be on PATH
-//! // (`cargo install --path .`); or name it: `helper: "/path/to/it".into()`.
+//! // by default the `backend-targets` command, looked up on `PATH` (install
+//! // it: `cargo install --path .` in this repository); else give its
+//! // absolute path, or this program's own (`std::env::current_exe()`) if its
+//! // `main` answers `HELPER_COMMAND` (`serve_check`).
 //! let resolution = native::probe(&Target::linux_cuda(false), &native::Options::default());
 //! println!("{:?}", resolution.effective.accelerator);
 //! ```
@@ -78,10 +80,12 @@ pub struct Options {
     pub timeout_ms: u32,
     /// The executable that runs each check in a child process: it must
     /// answer `HELPER_COMMAND <check>`, as `backend-targets` does, or call
-    /// `serve_check`. Default [`DEFAULT_HELPER`], the command, found on
-    /// `PATH` (`cargo install --path .` puts it there); a program that is
-    /// its own helper gives `std::env::current_exe()`. A helper that cannot
-    /// be started is each check's `check-crashed`, with the reason.
+    /// `serve_check`. Default [`DEFAULT_HELPER`], the command, looked up on
+    /// `PATH` (`cargo install --path .` puts it there); any other path
+    /// should be absolute (the checks start in `/`, where a relative one
+    /// would be resolved); a program that is its own helper gives
+    /// `std::env::current_exe()`. A helper that cannot be started is each
+    /// check's `check-crashed`, with the reason.
     /// (A program ended by `SIGTERM`, `SIGINT` or `SIGHUP` while checks run
     /// ends them too only after `install_termination_handlers`.)
     pub helper: PathBuf,
