@@ -1,0 +1,434 @@
+//! The commands: `dispatch` reads the command's name, then each command
+//! reads its own options and answers an `Outcome`.
+
+use std::ffi::OsString;
+use std::io::Read;
+
+use lexopt::prelude::*;
+
+use backend_targets::Limits;
+use backend_targets::SchemaName;
+use backend_targets::json::{to_json, to_json_pretty};
+use backend_targets::probe::native::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
+use backend_targets::reference_capsules;
+use backend_targets::vocab::{Architecture, OperatingSystem};
+use backend_targets::wording::{joined, quoted_short};
+use backend_targets::{Error, ErrorCode};
+use backend_targets::{OptionSpelling, Preset, PresetOptions, Target, presets};
+use backend_targets::{parse_plan_request, parse_target};
+
+use super::*;
+
+/// Common output options.
+#[derive(Default)]
+pub(crate) struct Output {
+    pretty: bool,
+}
+
+impl Output {
+    fn json<T: serde::Serialize>(&self, value: &T) -> String {
+        let mut text = if self.pretty { to_json_pretty(value) } else { to_json(value) };
+        text.push('\n');
+        text
+    }
+}
+
+/// The next argument, refusing an option given twice: one rule for every
+/// command and option, but `--limit`, which names one limit per use (and
+/// refuses a limit named twice).
+pub(crate) fn next_arg<'a>(
+    parser: &'a mut lexopt::Parser,
+    seen: &mut Vec<String>,
+) -> Result<Option<lexopt::Arg<'a>>, Error> {
+    let arg = parser.next().map_err(usage_error)?;
+    let flag = match &arg {
+        Some(Long(name)) if *name != "limit" => Some(format!("--{name}")),
+        Some(Short('r')) => Some("--request".to_string()),
+        _ => None,
+    };
+    if let Some(flag) = flag {
+        if seen.contains(&flag) {
+            return Err(usage(&flag, format!("{flag} is given twice")));
+        }
+        seen.push(flag);
+    }
+    Ok(arg)
+}
+
+pub(crate) fn dispatch(args: Vec<OsString>, stdin: &mut (impl Read + ?Sized)) -> Result<Outcome, Error> {
+    let mut parser = lexopt::Parser::from_args(args);
+    let command = match parser.next().map_err(usage_error)? {
+        None => return Err(usage("", "a command is required")),
+        Some(Short('h') | Long("help")) => return Ok(Outcome::printed(main_help(), EXIT_OK)),
+        Some(Short('V') | Long("version")) => {
+            let version = format!("backend-targets {}\n", env!("CARGO_PKG_VERSION"));
+            return Ok(Outcome::printed(version, EXIT_OK));
+        }
+        Some(Value(command)) => text_arg(command, "command")?,
+        Some(other) => return Err(refused(other, MAIN_OPTIONS)),
+    };
+    match command.as_str() {
+        "presets" => presets_command(&mut parser),
+        "target" => preset_command(&mut parser, stdin, false),
+        "availability" => preset_command(&mut parser, stdin, true),
+        "plan" => plan_command(&mut parser, stdin),
+        "probe" => probe_command(&mut parser, stdin),
+        "reference-capsules" => reference_capsules_command(&mut parser),
+        "schema" => schema_command(&mut parser),
+        "help" => Ok(Outcome::printed(main_help(), EXIT_OK)),
+        other => {
+            let mut names: Vec<&str> = COMMANDS.iter().map(|(name, _, _)| *name).collect();
+            names.push("help");
+            let spelled = Error::unknown_spelling("command", other, &names);
+            Err(Error { code: ErrorCode::Usage, path: "command".into(), ..spelled })
+        }
+    }
+}
+
+pub(crate) fn help(text: &str) -> Result<Outcome, Error> {
+    Ok(Outcome::printed(text.to_string(), EXIT_OK))
+}
+
+/// A command whose only option is `--pretty`: prints `value` as JSON.
+pub(crate) fn json_command<T: serde::Serialize>(
+    parser: &mut lexopt::Parser,
+    help_text: &dyn Fn() -> String,
+    value: &dyn Fn() -> T,
+) -> Result<Outcome, Error> {
+    let mut output = Output::default();
+    let mut seen = Vec::new();
+    while let Some(arg) = next_arg(parser, &mut seen)? {
+        match arg {
+            Long("pretty") => output.pretty = true,
+            Short('h') | Long("help") => return help(&help_text()),
+            other => return Err(refused(other, COMMON_OPTIONS)),
+        }
+    }
+    Ok(Outcome::printed(output.json(&value()), EXIT_OK))
+}
+
+pub(crate) fn presets_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
+    json_command(parser, &presets_help, &presets)
+}
+
+/// `reference-capsules`: the catalog JS's `referenceCapsules()` returns.
+pub(crate) fn reference_capsules_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
+    json_command(parser, &|| REFERENCE_CAPSULES_HELP.to_string(), &reference_capsules)
+}
+
+/// Where a target comes from: a preset with options, or stdin (`-`).
+pub(crate) enum TargetSource {
+    Preset(Preset),
+    Stdin,
+}
+
+/// A `lexopt::Arg` that no longer borrows the parser (which the preset
+/// options need for their values).
+pub(crate) enum OwnedArg {
+    Short(char),
+    Long(String),
+    Value(OsString),
+}
+
+impl OwnedArg {
+    fn from(arg: lexopt::Arg<'_>) -> Self {
+        match arg {
+            Short(c) => Self::Short(c),
+            Long(name) => Self::Long(name.to_string()),
+            Value(value) => Self::Value(value),
+        }
+    }
+
+    fn borrowed(&self) -> lexopt::Arg<'_> {
+        match self {
+            Self::Short(c) => Short(*c),
+            Self::Long(name) => Long(name),
+            Self::Value(value) => Value(value.clone()),
+        }
+    }
+}
+
+/// A target given as `<PRESET> [PRESET OPTIONS]` or `-` (stdin, when
+/// `stdin_allowed`), read one argument at a time.
+#[derive(Default)]
+pub(crate) struct TargetArgs {
+    source: Option<TargetSource>,
+    options: PresetOptions,
+    given: Vec<&'static str>,
+}
+
+impl TargetArgs {
+    /// Takes `arg` (a preset option or the preset), or refuses it, naming
+    /// the command's `options`.
+    fn take(
+        &mut self,
+        arg: OwnedArg,
+        parser: &mut lexopt::Parser,
+        options: &[&str],
+        stdin_allowed: bool,
+    ) -> Result<(), Error> {
+        match arg.borrowed() {
+            Long("os") => {
+                let value = text_arg(parser.value().map_err(usage_error)?, "--os")?;
+                self.options.os = Some(value.parse::<OperatingSystem>().map_err(|e| e.under("--os"))?);
+                self.given.push("--os");
+            }
+            Long("arch") => {
+                let value = text_arg(parser.value().map_err(usage_error)?, "--arch")?;
+                self.options.arch = Some(value.parse::<Architecture>().map_err(|e| e.under("--arch"))?);
+                self.given.push("--arch");
+            }
+            Long("enable-libtorch") => {
+                self.options.enable_lib_torch = Some(true);
+                self.given.push("--enable-libtorch");
+            }
+            Value(value) if self.source.is_none() => {
+                let name = text_arg(value, "preset")?;
+                self.source = Some(if name == "-" && stdin_allowed {
+                    TargetSource::Stdin
+                } else {
+                    let preset = name.parse::<Preset>().map_err(|e| e.under("preset"))?;
+                    TargetSource::Preset(preset)
+                });
+            }
+            other => return Err(refused(other, options)),
+        }
+        Ok(())
+    }
+
+    /// The preset's target with its options, or the Target on stdin.
+    fn target(self, stdin: &mut (impl Read + ?Sized)) -> Result<Target, Error> {
+        match self.source {
+            None => Err(usage("preset", "a preset name is required")),
+            Some(TargetSource::Stdin) => {
+                if let Some(flag) = self.given.first() {
+                    return Err(usage(flag, "preset options do not apply to a Target read from stdin"));
+                }
+                parse_target(&read_all(stdin, Limits::DEFAULT.request_bytes, "")?)
+            }
+            // Errors name the flags the user typed, not the JSON options.
+            Some(TargetSource::Preset(preset)) => preset.build_spelled(&self.options, OptionSpelling::Flag),
+        }
+    }
+}
+
+pub(crate) fn preset_command(
+    parser: &mut lexopt::Parser,
+    stdin: &mut (impl Read + ?Sized),
+    availability: bool,
+) -> Result<Outcome, Error> {
+    let mut output = Output::default();
+    let mut args = TargetArgs::default();
+    let mut seen = Vec::new();
+    while let Some(arg) = next_arg(parser, &mut seen)? {
+        match arg {
+            Long("pretty") => output.pretty = true,
+            Short('h') | Long("help") => return help(&preset_help()),
+            other => {
+                let other = OwnedArg::from(other);
+                args.take(other, parser, PRESET_OPTIONS, availability)?;
+            }
+        }
+    }
+    let target = args.target(stdin)?;
+    let text = if availability { output.json(&target.declared_availability()) } else { output.json(&target) };
+    Ok(Outcome::printed(text, EXIT_OK))
+}
+
+/// `--timeout-ms N`: 1 to 600000.
+pub(crate) fn timeout_arg(parser: &mut lexopt::Parser) -> Result<u32, Error> {
+    let text = text_arg(parser.value().map_err(usage_error)?, "--timeout-ms")?;
+    match text.parse::<u32>() {
+        Ok(ms) if (1..=600_000).contains(&ms) => Ok(ms),
+        _ => Err(Error::new(
+            ErrorCode::InvalidValue,
+            "--timeout-ms",
+            format!("{} is not a whole number of milliseconds from 1 to 600000", quoted_short(&text)),
+        )),
+    }
+}
+
+pub(crate) fn probe_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -> Result<Outcome, Error> {
+    let mut output = Output::default();
+    let mut args = TargetArgs::default();
+    let mut timeout_ms = NATIVE_PROBE_TIMEOUT_MS;
+    let mut seen = Vec::new();
+    while let Some(arg) = next_arg(parser, &mut seen)? {
+        match arg {
+            Long("pretty") => output.pretty = true,
+            Short('h') | Long("help") => return help(&probe_help()),
+            Long("timeout-ms") => timeout_ms = timeout_arg(parser)?,
+            other => {
+                let other = OwnedArg::from(other);
+                args.take(other, parser, PROBE_OPTIONS, true)?;
+            }
+        }
+    }
+    if args.source.is_none() {
+        return Err(usage("preset", "a preset name (or `-`) is required"));
+    }
+    refuse_under_wasi("probe")?;
+    let target = args.target(stdin)?;
+    Ok(Outcome::printed(output.json(&probe_target(&target, timeout_ms)?), EXIT_OK))
+}
+
+#[cfg(not(target_family = "wasm"))]
+pub(crate) fn refuse_under_wasi(_what: &str) -> Result<(), Error> {
+    Ok(())
+}
+
+// Inlined, so that the compiler sees the refusal and leaves the probe's
+// output (its serialisation, float formatting) out of the WASI module.
+#[cfg(target_family = "wasm")]
+#[inline(always)]
+pub(crate) fn refuse_under_wasi(what: &str) -> Result<(), Error> {
+    Err(wasi_refusal(what))
+}
+
+/// A WASI module sees only what the runtime hands it: no driver, no device.
+#[cfg(target_family = "wasm")]
+pub(crate) fn wasi_refusal(what: &str) -> Error {
+    Error::new(
+        ErrorCode::UnsupportedPlatform,
+        what,
+        "a WASI module cannot see the host's hardware (no driver, library or device is visible to it): \
+         run the native backend-targets to probe",
+    )
+}
+
+/// Probes `target` with each check in a child process of this executable:
+/// on Linux through `/proc/self/exe`, the file this process runs, which an
+/// upgrade that replaces or removes the command's file mid-run cannot take
+/// away (the path `current_exe` answers would then name the new file, or
+/// none).
+#[cfg(not(target_family = "wasm"))]
+pub(crate) fn probe_target(target: &Target, timeout_ms: u32) -> Result<NativeResolution, Error> {
+    let this_file = std::path::Path::new("/proc/self/exe");
+    let helper = if cfg!(target_os = "linux") && this_file.exists() {
+        Ok(this_file.to_path_buf())
+    } else {
+        std::env::current_exe()
+    };
+    let helper =
+        helper.map_err(|e| Error::new(ErrorCode::Io, "", format!("cannot find this command's executable: {e}")))?;
+    Ok(backend_targets_native_probe::probe(target, &backend_targets_native_probe::Options { timeout_ms, helper }))
+}
+
+#[cfg(target_family = "wasm")]
+#[inline(always)]
+pub(crate) fn probe_target(_target: &Target, _timeout_ms: u32) -> Result<NativeResolution, Error> {
+    Err(wasi_refusal("probe"))
+}
+
+pub(crate) fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read + ?Sized)) -> Result<Outcome, Error> {
+    let mut output = Output::default();
+    let mut file: Option<OsString> = None;
+    let mut probe = false;
+    let mut timeout_ms: Option<u32> = None;
+    let mut limits = Limits::DEFAULT;
+    let mut limits_given: Vec<String> = Vec::new();
+    let mut seen = Vec::new();
+    while let Some(arg) = next_arg(parser, &mut seen)? {
+        match arg {
+            Long("pretty") => output.pretty = true,
+            Short('h') | Long("help") => return help(&plan_help()),
+            Long("request") | Short('r') => {
+                file = Some(parser.value().map_err(usage_error)?);
+            }
+            Long("probe") => probe = true,
+            Long("timeout-ms") => timeout_ms = Some(timeout_arg(parser)?),
+            Long("limit") => {
+                let text = text_arg(parser.value().map_err(usage_error)?, "--limit")?;
+                let (name, value) = parse_limit(&text)?;
+                if limits_given.contains(&name) {
+                    return Err(usage("--limit", format!("the limit {name} is given twice")));
+                }
+                limits.set(&name, value).map_err(|e| e.under("--limit"))?;
+                limits_given.push(name);
+            }
+            other => return Err(refused(other, PLAN_OPTIONS)),
+        }
+    }
+    if timeout_ms.is_some() && !probe {
+        return Err(usage("--timeout-ms", "--timeout-ms applies only with --probe"));
+    }
+    if probe {
+        refuse_under_wasi("--probe")?;
+    }
+    let text = match file {
+        None => read_all(stdin, limits.request_bytes, "")?,
+        Some(path) if path == "-" => read_all(stdin, limits.request_bytes, "")?,
+        Some(path) => {
+            let shown = quoted_short(&path.to_string_lossy());
+            let cannot = |words: &str| Error::new(ErrorCode::Io, "--request", format!("cannot read {shown}: {words}"));
+            if std::fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
+                return Err(cannot("it is a directory"));
+            }
+            let mut handle = std::fs::File::open(&path).map_err(|e| cannot(&open_words(&e)))?;
+            read_all(&mut handle, limits.request_bytes, "--request")?
+        }
+    };
+    let mut request = parse_plan_request(&text, &limits)?;
+    if !probe {
+        let result = request.run();
+        let status = if result.ok { EXIT_OK } else { EXIT_NOT_PLANNABLE };
+        return Ok(Outcome::printed(output.json(&result), status));
+    }
+    let Some(target) = request.target.take() else {
+        return Err(Error::new(
+            ErrorCode::MissingField,
+            "target",
+            "plan --probe needs the request's `target`: the availability it plans against is the target's, probed",
+        ));
+    };
+    let resolution = probe_target(&target, timeout_ms.unwrap_or(NATIVE_PROBE_TIMEOUT_MS))?;
+    request.availability = Some(resolution.availability.clone());
+    let result = request.run();
+    let status = if result.ok { EXIT_OK } else { EXIT_NOT_PLANNABLE };
+    Ok(Outcome::printed(output.json(&ProbedPlanResult::new(result, resolution)), status))
+}
+
+/// `NAME=N` of `--limit`.
+pub(crate) fn parse_limit(text: &str) -> Result<(String, usize), Error> {
+    let bad = || {
+        usage(
+            "--limit",
+            format!("expected NAME=N (NAME one of: {}), found {}", joined(Limits::NAMES, ", "), quoted_short(text)),
+        )
+    };
+    let (name, value) = text.split_once('=').ok_or_else(bad)?;
+    if Limits::DEFAULT.get(name).is_none() {
+        return Err(Error::unknown_spelling("limit", name, Limits::NAMES).under("--limit"));
+    }
+    let value = value.parse::<usize>().map_err(|_| bad())?;
+    Ok((name.to_string(), value))
+}
+
+pub(crate) fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
+    let mut name: Option<SchemaName> = None;
+    let mut pretty = false;
+    let mut seen = Vec::new();
+    while let Some(arg) = next_arg(parser, &mut seen)? {
+        match arg {
+            Short('h') | Long("help") => return help(&schema_help()),
+            Long("pretty") => pretty = true,
+            Value(value) if name.is_none() => {
+                let text = text_arg(value, "name")?;
+                name = Some(text.parse::<SchemaName>().map_err(|e| e.under("name"))?);
+            }
+            other => return Err(refused(other, COMMON_OPTIONS)),
+        }
+    }
+    let name = name.ok_or_else(|| usage("name", "a schema name is required"))?;
+    // Every form's schema is embedded in the native and WASI builds.
+    let text = name.text().unwrap_or_default();
+    let text = if pretty {
+        match serde_json::from_str::<backend_targets::json::Json>(&text) {
+            Ok(document) => Output { pretty: true }.json(&document),
+            Err(_) => format!("{text}\n"),
+        }
+    } else {
+        format!("{text}\n")
+    };
+    Ok(Outcome::printed(text, EXIT_OK))
+}
