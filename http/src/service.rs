@@ -104,7 +104,7 @@ pub const ROUTES: &[Route] = &[
         query: "",
         body: "",
         answer: "200, the built-in reference catalog (a KernelCapsule list)",
-        command: "the npm package's `referenceCapsules()` (the same JSON)",
+        command: "`backend-targets reference-capsules` (and the npm package's `referenceCapsules()`)",
         handler: Handler::ReferenceCapsules,
     },
     Route {
@@ -557,6 +557,26 @@ fn plan_limits(query: Query) -> Result<Limits, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One command table (the command's): every route answers as one of its
+    /// commands does, and every command is a route or says here why not.
+    #[test]
+    fn the_routes_follow_the_command_table() {
+        const NOT_SERVED: &[(&str, &str)] =
+            &[("probe", "it would probe the host that runs the service, not the caller's machine")];
+        let commands: Vec<&str> = backend_targets_cli::command_names().collect();
+        let mut served = Vec::new();
+        for route in ROUTES {
+            let named = route.command.strip_prefix("`backend-targets ").and_then(|rest| rest.split([' ', '`']).next());
+            let Some(named) = named else { panic!("{}: its command is not a `backend-targets` one", route.pattern) };
+            assert!(named == "--version" || commands.contains(&named), "{}: no command {named}", route.pattern);
+            served.push(named);
+        }
+        for command in &commands {
+            let why = NOT_SERVED.iter().find(|(name, _)| name == command);
+            assert!(served.contains(command) != why.is_some(), "{command}: a route, or a reason for none (not both)");
+        }
+    }
 
     fn answered(method: &str, path: &str, query: Option<&str>) -> Reply {
         match route(method, path, query) {

@@ -52,6 +52,13 @@ pub const EXIT_CLOSED_PIPE: i32 = 141;
 #[cfg(target_os = "wasi")]
 pub const EXIT_CLOSED_PIPE: i32 = 13;
 
+/// The commands' names, in the command table's order: what `--help` lists
+/// and `run` dispatches (the service's routes and the npm package's exports
+/// are held to them by their tests).
+pub fn command_names() -> impl Iterator<Item = &'static str> {
+    COMMANDS.iter().map(|(name, _, _)| *name)
+}
+
 /// What one run printed and its exit status.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
@@ -182,5 +189,21 @@ mod tests {
         }
         let main = flags_in(&main_help());
         assert!(MAIN_OPTIONS.iter().all(|option| main.iter().any(|named| named == option)), "{main:?}");
+    }
+
+    /// The command table is what `run` dispatches: each row's command
+    /// answers its own `--help` (its usage line names it), and a name
+    /// outside the table is unknown, the error listing the table's names.
+    #[test]
+    fn dispatch_follows_the_command_table() {
+        for name in command_names() {
+            let outcome = run(vec![name.into(), "--help".into()], &mut std::io::empty());
+            assert_eq!(outcome.status, EXIT_OK, "{name}: {}", outcome.stderr);
+            assert!(outcome.stdout.contains(&format!("backend-targets {name}")), "{name}: {}", outcome.stdout);
+        }
+        let outcome = run(vec!["nonsense-command".into()], &mut std::io::empty());
+        assert_eq!(outcome.status, EXIT_INVALID);
+        let listed: Vec<&str> = command_names().chain(["help"]).collect();
+        assert!(outcome.stderr.contains(&format!("expected one of: {}", listed.join(", "))), "{}", outcome.stderr);
     }
 }
