@@ -3,7 +3,9 @@
 // examples/plan_phases.rs, natively and under wasmtime, for the planner
 // rows' requests (bench/catalog.mjs: 100, 1,000 and 10,000 capsules).
 // Rounds alternate native and wasmtime; each phase is the median of the
-// rounds' medians, and the ratio is wasmtime's over native's.
+// rounds' medians, and the ratio is wasmtime's over native's. A second table
+// sets them against the floor (examples/plan_phases.rs: serde_json alone,
+// into derive-only structs of the same shape, no checks).
 //
 //   cargo build --release --example plan_phases
 //   cargo build --release --target wasm32-wasip1 --example plan_phases
@@ -26,6 +28,7 @@ const PHASES = [['parseUs', 'parse'], ['planUs', 'plan'], ['writeUs', 'write']];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
+const floors = [];
 console.log('| capsules | request / answer | phase | native (µs) | wasmtime (µs) | ratio | share of wasmtime\'s time |');
 console.log('|---|---|---|---|---|---|---|');
 for (const n of [100, 1000, 10000]) {
@@ -45,4 +48,19 @@ for (const n of [100, 1000, 10000]) {
     console.log(`| ${n} | ${sizes} | ${name} | ${f(native)} | ${f(wasi)} | ${(wasi / native).toFixed(2)} | ${Math.round((100 * wasi) / total)} % |`);
   }
   console.log(`| ${n} | | all three | ${f(sum('native'))} | ${f(total)} | ${(total / sum('native')).toFixed(2)} | |`);
+  floors.push({ n, native: (key) => phase('native', key), wasi: (key) => phase('wasi', key) });
+}
+
+// The floor (issue 31): the same text read by plain serde_json into
+// derive-only structs and written back, and the answer written by
+// serde_json::to_string, in the same processes.
+console.log('\n| capsules | engine | parse ÷ floor read | write ÷ serde_json write | parse + plan + write ÷ floor read + write |');
+console.log('|---|---|---|---|---|');
+for (const { n, native, wasi } of floors) {
+  for (const [engine, phase] of [['native', native], ['wasmtime', wasi]]) {
+    const ours = phase('parseUs') + phase('planUs') + phase('writeUs');
+    const floor = phase('floorReadUs') + phase('floorWriteUs');
+    console.log(`| ${n} | ${engine} | ${(phase('parseUs') / phase('floorReadUs')).toFixed(2)} (${f(phase('parseUs'))} / ${f(phase('floorReadUs'))} µs) | `
+      + `${(phase('writeUs') / phase('serdeWriteUs')).toFixed(2)} | ${(ours / floor).toFixed(2)} (${f(ours)} / ${f(floor)} µs) |`);
+  }
 }
