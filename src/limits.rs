@@ -92,6 +92,31 @@ limits_table! {
 }
 
 impl Limits {
+    /// Applies one override `NAME=N`, as the command's `--limit NAME=N` and
+    /// the service's `?limit=NAME=N` give it, with every error at `path` (the
+    /// option, or the parameter): text that is not `NAME=N`, a name that is
+    /// not a limit's (with the one it most likely meant), a name already in
+    /// `given` (each limit once), a value above its ceiling. The one reader
+    /// of an override: both edges call it, so their messages are one.
+    pub fn apply_override(&mut self, text: &str, path: &str, given: &mut Vec<String>) -> Result<()> {
+        let bad = || {
+            let names = crate::error::joined(Self::NAMES, ", ");
+            let found = crate::error::quoted_short(text);
+            Error::new(ErrorCode::Usage, path, format!("expected NAME=N (NAME one of: {names}), found {found}"))
+        };
+        let (name, value) = text.split_once('=').ok_or_else(bad)?;
+        if Self::DEFAULT.get(name).is_none() {
+            return Err(Error::unknown_spelling("limit", name, Self::NAMES).under(path));
+        }
+        let value = value.parse::<usize>().map_err(|_| bad())?;
+        if given.iter().any(|earlier| earlier == name) {
+            return Err(Error::new(ErrorCode::Usage, path, format!("the limit {name} is given twice")));
+        }
+        self.set(name, value).map_err(|e| e.under(path))?;
+        given.push(name.to_string());
+        Ok(())
+    }
+
     /// Sets the limit called `name` (e.g. from `--limit capsules=200000`),
     /// up to its ceiling.
     pub fn set(&mut self, name: &str, value: usize) -> Result<()> {

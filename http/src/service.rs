@@ -532,23 +532,7 @@ fn plan_limits(query: Query) -> Result<Limits, Error> {
         if name != "limit" {
             return Ok(false);
         }
-        let bad = || {
-            Error::new(
-                ErrorCode::Usage,
-                "limit",
-                format!("expected NAME=N (NAME one of: {}), found {}", Limits::NAMES.join(", "), quoted_short(&text)),
-            )
-        };
-        let (name, value) = text.split_once('=').ok_or_else(bad)?;
-        if Limits::DEFAULT.get(name).is_none() {
-            return Err(Error::unknown_spelling("limit", name, Limits::NAMES).under("limit"));
-        }
-        let value = value.parse::<usize>().map_err(|_| bad())?;
-        if given.iter().any(|earlier| earlier == name) {
-            return Err(Error::new(ErrorCode::Usage, "limit", format!("the limit {name} is given twice")));
-        }
-        limits.set(name, value).map_err(|e| e.under("limit"))?;
-        given.push(name.to_string());
+        limits.apply_override(&text, "limit", &mut given)?;
         Ok(true)
     })?;
     Ok(limits)

@@ -12,7 +12,7 @@ use backend_targets::json::{to_json, to_json_pretty};
 use backend_targets::probe::native::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
 use backend_targets::reference_capsules;
 use backend_targets::vocab::{Architecture, OperatingSystem};
-use backend_targets::wording::{joined, quoted_short};
+use backend_targets::wording::quoted_short;
 use backend_targets::{Error, ErrorCode};
 use backend_targets::{OptionSpelling, Preset, PresetOptions, Target, presets};
 use backend_targets::{parse_plan_request, parse_target};
@@ -339,12 +339,7 @@ pub(crate) fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read +
             Long("timeout-ms") => timeout_ms = Some(timeout_arg(parser)?),
             Long("limit") => {
                 let text = text_arg(parser.value().map_err(usage_error)?, "--limit")?;
-                let (name, value) = parse_limit(&text)?;
-                if limits_given.contains(&name) {
-                    return Err(usage("--limit", format!("the limit {name} is given twice")));
-                }
-                limits.set(&name, value).map_err(|e| e.under("--limit"))?;
-                limits_given.push(name);
+                limits.apply_override(&text, "--limit", &mut limits_given)?;
             }
             other => return Err(refused(other, PLAN_OPTIONS)),
         }
@@ -386,22 +381,6 @@ pub(crate) fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read +
     let result = request.run();
     let status = if result.ok { EXIT_OK } else { EXIT_NOT_PLANNABLE };
     Ok(Outcome::printed(output.json(&ProbedPlanResult::new(result, resolution)), status))
-}
-
-/// `NAME=N` of `--limit`.
-pub(crate) fn parse_limit(text: &str) -> Result<(String, usize), Error> {
-    let bad = || {
-        usage(
-            "--limit",
-            format!("expected NAME=N (NAME one of: {}), found {}", joined(Limits::NAMES, ", "), quoted_short(text)),
-        )
-    };
-    let (name, value) = text.split_once('=').ok_or_else(bad)?;
-    if Limits::DEFAULT.get(name).is_none() {
-        return Err(Error::unknown_spelling("limit", name, Limits::NAMES).under("--limit"));
-    }
-    let value = value.parse::<usize>().map_err(|_| bad())?;
-    Ok((name.to_string(), value))
 }
 
 pub(crate) fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
