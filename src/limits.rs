@@ -123,8 +123,10 @@ impl Limits {
         let Some(field) = self.field_mut(name) else {
             return Err(Error::unknown_spelling("limit", name, Self::NAMES));
         };
+        // Checked first: a refused value leaves the limit as it was.
+        Self::check_ceiling(name, value, Self::CEILING.get(name).unwrap_or(0))?;
         *field = value;
-        Self::check_ceiling(name, value, Self::CEILING.get(name).unwrap_or(0))
+        Ok(())
     }
 
     fn check_ceiling(name: &str, value: usize, ceiling: usize) -> Result<()> {

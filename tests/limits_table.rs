@@ -53,3 +53,39 @@ fn every_field_is_named_read_set_and_bounded() {
     assert_eq!(unknown.set("noSuchLimit", 1).unwrap_err().code, ErrorCode::UnknownVariant);
     assert_eq!(unknown, Limits::DEFAULT, "an unknown name sets nothing");
 }
+
+/// `apply_override`, the one reader of `NAME=N` (the command's `--limit`,
+/// the service's `?limit=`): sets the limit and notes its name; every
+/// refusal at the caller's path, with the words both edges print.
+#[test]
+fn an_override_sets_one_limit_once_within_its_ceiling() {
+    let mut limits = Limits::DEFAULT;
+    let mut given = Vec::new();
+    limits.apply_override("ops=20000", "--limit", &mut given).unwrap();
+    assert_eq!((limits.ops, given.as_slice()), (20_000, ["ops".to_string()].as_slice()));
+    limits.apply_override("capsules=7", "--limit", &mut given).unwrap();
+    assert_eq!(limits.capsules, 7);
+    assert_eq!(given, ["ops", "capsules"]);
+    let refused = |text: &str, given: &mut Vec<String>| {
+        let mut limits = Limits::DEFAULT;
+        let error = limits.apply_override(text, "limit", given).unwrap_err();
+        assert_eq!(limits, Limits::DEFAULT, "{text}: a refused override sets nothing");
+        (error.code, error.path, error.message)
+    };
+    let names = Limits::NAMES.join(", ");
+    for text in ["ops", "ops=", "ops=-1", "ops=1.5"] {
+        let (code, path, message) = refused(text, &mut Vec::new());
+        assert_eq!((code, path.as_str()), (ErrorCode::Usage, "limit"), "{text}");
+        assert_eq!(message, format!("expected NAME=N (NAME one of: {names}), found \"{text}\""), "{text}");
+    }
+    let (code, path, message) = refused("opz=3", &mut Vec::new());
+    assert_eq!((code, path.as_str()), (ErrorCode::UnknownVariant, "limit"));
+    assert!(message.contains("did you mean \"ops\""), "{message}");
+    let mut twice = vec!["ops".to_string()];
+    let (code, path, message) = refused("ops=3", &mut twice);
+    assert_eq!((code, path.as_str(), message.as_str()), (ErrorCode::Usage, "limit", "the limit ops is given twice"));
+    assert_eq!(twice, ["ops"]);
+    let over = format!("ops={}", Limits::CEILING.ops + 1);
+    let (code, path, _) = refused(&over, &mut Vec::new());
+    assert_eq!((code, path.as_str()), (ErrorCode::InvalidValue, "limit.ops"));
+}
