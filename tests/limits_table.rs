@@ -89,3 +89,38 @@ fn an_override_sets_one_limit_once_within_its_ceiling() {
     let (code, path, _) = refused(&over, &mut Vec::new());
     assert_eq!((code, path.as_str()), (ErrorCode::InvalidValue, "limit.ops"));
 }
+
+/// Each limit admits a request at its value and refuses one just past it,
+/// at the path of what exceeds it (`check`'s `>`, `check_bytes`,
+/// `check_name`, `check_webgpu`, read through `parse_plan_request`).
+#[test]
+fn each_limit_admits_its_value_and_refuses_one_more() {
+    use backend_targets::parse_plan_request;
+    let text = serde_json::json!({
+        "ops": ["add", "mul"],
+        "configs": [{"device": "wasm", "vjpMode": "none"}],
+        "capsules": [{
+            "name": "abcde", "op": "add", "provider": "webGpu", "device": "wasm", "trustLevel": "checked",
+            "requires": {"features": ["shader-f16", "float32-filterable"], "limits": {"maxBindGroups": 4, "maxBufferSize": 1024}},
+        }],
+    })
+    .to_string();
+    let at = |limits: Limits| parse_plan_request(&text, &limits).map(|_| ()).map_err(|e| (e.code, e.path));
+    let longest_name = "float32-filterable".len();
+    for (limits, path) in [
+        (Limits { request_bytes: text.len(), ..Limits::DEFAULT }, ""),
+        (Limits { ops: 2, ..Limits::DEFAULT }, "ops"),
+        (Limits { name_bytes: longest_name, ..Limits::DEFAULT }, "capsules[0].requires.features[1]"),
+        (Limits { features: 2, ..Limits::DEFAULT }, "capsules[0].requires.features"),
+        (Limits { limits: 2, ..Limits::DEFAULT }, "capsules[0].requires.limits"),
+    ] {
+        assert_eq!(at(limits), Ok(()), "{path}: at the limit");
+        let mut under = limits;
+        for name in Limits::NAMES {
+            if limits.get(name) != Limits::DEFAULT.get(name) {
+                under.set(name, limits.get(name).unwrap() - 1).unwrap();
+            }
+        }
+        assert_eq!(at(under), Err((ErrorCode::LimitExceeded, path.to_string())), "{path}: one past the limit");
+    }
+}
