@@ -71,7 +71,7 @@ fn not_started(check: NativeCheck, helper: &std::path::Path, error: &std::io::Er
     let mut message = format!("the {check} check could not start ({}: {error})", helper.display());
     if error.kind() == std::io::ErrorKind::NotFound {
         message.push_str(&format!(
-            "; the helper was not found: put the `{}` command on PATH (`cargo install --path .` in its \
+            "; the helper was not found: put the `{}` command on PATH (`cargo install --path crates/cli` in its \
              repository) or name another in `backend_targets_native_probe::Options::helper`",
             super::DEFAULT_HELPER
         ));

@@ -10,7 +10,7 @@
 //! native::install_termination_handlers();
 //! // Each check in a child process of the helper (crash- and hang-proof):
 //! // by default the `backend-targets` command, looked up on `PATH` (install
-//! // it: `cargo install --path .` in this repository); else give its
+//! // it: `cargo install --path crates/cli` in this repository); else give its
 //! // absolute path, or this program's own (`std::env::current_exe()`) if its
 //! // `main` answers `HELPER_COMMAND` (`serve_check`).
 //! let resolution = native::probe(&Target::linux_cuda(false), &native::Options::default());
@@ -81,7 +81,7 @@ pub struct Options {
     /// The executable that runs each check in a child process: it must
     /// answer `HELPER_COMMAND <check>`, as `backend-targets` does, or call
     /// `serve_check`. Default [`DEFAULT_HELPER`], the command, looked up on
-    /// `PATH` (`cargo install --path .` puts it there); any other path
+    /// `PATH` (`cargo install --path crates/cli` puts it there); any other path
     /// should be absolute (the checks start in `/`, where a relative one
     /// would be resolved); a program that is its own helper gives
     /// `std::env::current_exe()`. A helper that cannot be started is each
