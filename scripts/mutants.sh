@@ -2,7 +2,8 @@
 # Mutation testing of the gating that decides which kernel runs (issue 21):
 # cargo-mutants on src/planner.rs, src/webgpu.rs and src/plan_result.rs,
 # against the native suites that check them (unit tests, tests/core,
-# tests/probe, tests/schemas, tests/properties, tests/limits_table). Not in .ci/run: it builds the
+# tests/probe, tests/schemas, tests/properties, tests/limits_table,
+# tests/answer_bound). Not in .ci/run: it builds the
 # crate once per mutant (about 10 minutes on 2 cores). Installs cargo-mutants
 # (crates.io) when it is missing. Exits non-zero when a mutant survives; the
 # survivors, if any, are listed in target/mutants/<file>/missed.txt.
@@ -20,7 +21,7 @@ for file in "${files[@]}"; do
   echo "== cargo mutants --file $file (log: $out/mutants.out)"
   # The core's suites (crates/cli/tests/hostile.rs, the command's, is not
   # run: cargo-mutants 27 tests only the mutated package here).
-  if cargo mutants --file "$file" --features schema --output "$out" -- --lib --test core --test probe --test schemas --test properties --test limits_table; then
+  if cargo mutants --file "$file" --features schema --output "$out" -- --lib --test core --test probe --test schemas --test properties --test limits_table --test answer_bound; then
     echo "$file: no mutant survives"
   else
     status=1
