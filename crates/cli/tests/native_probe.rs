@@ -928,33 +928,50 @@ fn no_process_outlives_the_probe() {
     assert!(!alive(fork) && !alive(check), "left behind at the deadline");
 }
 
-/// Starts `probe linuxCuda` with a driver that forks and hangs, waits for
-/// the fork, ends the probe with `signal`, and answers the fork's and the
-/// check's pids.
-fn probe_ended_by(signal: i32, name: &str) -> (i32, i32) {
+/// `bin probe linuxCuda` (bounded at 20 s) against the working stand-ins,
+/// the driver in `mode` writing its pids to `pidfile` (removed first), stdout
+/// piped or not; each signal in `dispositions` set to its action in the child
+/// before exec, as the shell that starts a probe leaves it (a background job
+/// or `nohup` ignores SIGINT and SIGHUP, a terminal does not).
+fn pidfile_probe(
+    bin: &Path,
+    mode: &str,
+    pidfile: &Path,
+    stdout: Stdio,
+    dispositions: Vec<(i32, libc::sighandler_t)>,
+) -> Command {
     let s = stand_ins();
-    let file = s.root.join(format!("ended-{name}.pid"));
-    let _ = std::fs::remove_file(&file);
-    let mut cmd = Command::new(BIN);
+    let _ = std::fs::remove_file(pidfile);
+    let mut cmd = Command::new(bin);
     cmd.args(["probe", "linuxCuda", "--timeout-ms", "20000"])
         .env("LD_LIBRARY_PATH", &s.ok)
-        .env("FAKE_CUDA_MODE", "fork-hang")
-        .env("FAKE_CUDA_PIDFILE", &file)
-        .stdout(Stdio::null())
+        .env("FAKE_CUDA_MODE", mode)
+        .env("FAKE_CUDA_PIDFILE", pidfile)
+        .stdout(stdout)
         .stderr(Stdio::null());
-    // The probe handles `signal` only where it would end the probe (its
-    // default action); a test run as a background job starts with SIGINT
-    // ignored, and the probe would inherit that: set it as a terminal does.
-    // SAFETY: signal is async-signal-safe; the closure runs in the child before exec.
+    // SAFETY: signal is async-signal-safe, and the closure allocates nothing
+    // (it reads the vector it owns); it runs in the child before exec.
     unsafe {
         cmd.pre_exec(move || {
-            if signal != libc::SIGKILL {
-                libc::signal(signal, libc::SIG_DFL);
+            for &(signal, action) in &dispositions {
+                libc::signal(signal, action);
             }
             Ok(())
         })
     };
-    let mut child = cmd.spawn().unwrap();
+    cmd
+}
+
+/// Starts `probe linuxCuda` with a driver that forks and hangs, waits for
+/// the fork, ends the probe with `signal`, and answers the fork's and the
+/// check's pids.
+fn probe_ended_by(signal: i32, name: &str) -> (i32, i32) {
+    let file = stand_ins().root.join(format!("ended-{name}.pid"));
+    // The probe handles `signal` only where it would end the probe (its
+    // default action); a test run as a background job starts with SIGINT
+    // ignored, and the probe would inherit that: set it as a terminal does.
+    let dispositions = if signal == libc::SIGKILL { vec![] } else { vec![(signal, libc::SIG_DFL)] };
+    let mut child = pidfile_probe(Path::new(BIN), "fork-hang", &file, Stdio::null(), dispositions).spawn().unwrap();
     let pids = pids_in(&file);
     // SAFETY: signals a child this test started.
     unsafe { libc::kill(child.id() as i32, signal) };
@@ -995,24 +1012,9 @@ fn checks_start_with_termination_signals_unblocked_and_default() {
     // A probe started as a background job or under nohup has SIGINT and
     // SIGHUP ignored; its checks (and what a driver forks) must not inherit
     // that, nor the mask the probe holds while it spawns them.
-    let s = stand_ins();
-    let file = s.root.join("signals.pid");
-    let _ = std::fs::remove_file(&file);
-    let mut cmd = Command::new(BIN);
-    cmd.args(["probe", "linuxCuda", "--timeout-ms", "20000"])
-        .env("LD_LIBRARY_PATH", &s.ok)
-        .env("FAKE_CUDA_MODE", "fork-hang")
-        .env("FAKE_CUDA_PIDFILE", &file)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    // SAFETY: signal is async-signal-safe; the closure runs in the child before exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGINT, libc::SIG_IGN);
-            libc::signal(libc::SIGHUP, libc::SIG_IGN);
-            Ok(())
-        })
-    };
+    let file = stand_ins().root.join("signals.pid");
+    let ignored = vec![(libc::SIGINT, libc::SIG_IGN), (libc::SIGHUP, libc::SIG_IGN)];
+    let mut cmd = pidfile_probe(Path::new(BIN), "fork-hang", &file, Stdio::piped(), ignored);
     let start = Instant::now();
     let child = cmd.spawn().unwrap();
     let (fork, check_pid) = pids_in(&file);
@@ -1065,21 +1067,8 @@ fn what_a_driver_detaches_ends_with_a_probe_ended_by_a_signal() {
     // The check detaches a daemon (setsid), then hangs; the probe is ended
     // by SIGTERM while it runs: the daemon goes with it.
     let file = s.root.join("setsid-hang.pid");
-    let _ = std::fs::remove_file(&file);
-    let mut cmd = Command::new(BIN);
-    cmd.args(["probe", "linuxCuda", "--timeout-ms", "20000"])
-        .env("LD_LIBRARY_PATH", &s.ok)
-        .env("FAKE_CUDA_MODE", "setsid-hang")
-        .env("FAKE_CUDA_PIDFILE", &file)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    // SAFETY: signal is async-signal-safe; the closure runs in the child before exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGTERM, libc::SIG_DFL);
-            Ok(())
-        })
-    };
+    let default = vec![(libc::SIGTERM, libc::SIG_DFL)];
+    let mut cmd = pidfile_probe(Path::new(BIN), "setsid-hang", &file, Stdio::null(), default);
     let mut child = cmd.spawn().unwrap();
     let (daemon, check_pid) = pids_in(&file);
     let start = Instant::now();
@@ -1109,14 +1098,7 @@ fn checks_start_when_the_command_is_replaced_or_deleted_mid_run() {
         let bin = dir.join("backend-targets");
         std::fs::copy(BIN, &bin).unwrap();
         let file = dir.join("slow.pid");
-        let _ = std::fs::remove_file(&file);
-        let mut cmd = Command::new(&bin);
-        cmd.args(["probe", "linuxCuda", "--timeout-ms", "20000"])
-            .env("LD_LIBRARY_PATH", &s.ok)
-            .env("FAKE_CUDA_MODE", "slow:300")
-            .env("FAKE_CUDA_PIDFILE", &file)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+        let mut cmd = pidfile_probe(&bin, "slow:300", &file, Stdio::piped(), vec![]);
         // The copy's write descriptor may still be open in a child another
         // test forked meanwhile (until its exec): "text file busy" a moment.
         let start = Instant::now();
