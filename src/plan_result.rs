@@ -35,6 +35,67 @@ spelled_enum! {
     }
 }
 
+impl RejectionReason {
+    /// What to declare or change when capsules are refused for this reason:
+    /// the one table of advice per reason, from which README's table
+    /// (`what_to_do_markdown`, held to README by a test) and the demo's
+    /// (`www/planner.js`, held to this by `tests/core/advice.rs`) are made.
+    /// The SPEC §5 message an unplanned op carries stays word for word;
+    /// this says what it leaves unsaid.
+    pub const fn what_to_do(self) -> &'static str {
+        match self {
+            Self::DeviceNotAvailable => {
+                "the availability lacks the capsule's device: plan against a target (or an availability's \
+                 `devices`) that has it, or declare a capsule for a device it has"
+            }
+            Self::ProviderNotAvailable => {
+                "the availability lacks the capsule's provider: give the target the build feature that brings \
+                 it (`features`, e.g. `webGpu`), list it in an availability's `providers`, or declare a capsule \
+                 of a provider it has"
+            }
+            Self::WebGpuFeatureMissing => {
+                "the adapter `detect()` found lacks a feature the capsule `requires` (the detail names it, e.g. \
+                 `shader-f16`): declare, after it, a capsule for the same op that does not require it (f32 instead \
+                 of f16)"
+            }
+            Self::WebGpuLimitTooLow => {
+                "the adapter's limit (the detail names it) is below the capsule's `requires.limits`: lower the \
+                 requirement, or declare, after it, a capsule for smaller adapters"
+            }
+            Self::NoForward => {
+                "the capsule says `supportsForward: false` (a backward pass only): declare one that runs the \
+                 forward pass"
+            }
+            Self::TrustRefused => {
+                "the config's `trustPolicy` refuses the capsule's `trustLevel`: accept it (`fuzzedOk`, \
+                 `allowTrustedExternal`), or declare a capsule of a level the policy accepts"
+            }
+            Self::ProviderNotAllowed => {
+                "the config's `backend: { only }` names another provider: use `{ prefer }` or `\"auto\"`, or \
+                 declare a capsule of the provider it names"
+            }
+            Self::DeviceMismatch => {
+                "the capsule runs on another device than the config's `device`: declare a capsule for the \
+                 config's device, or add a config (`configs`) for the device the capsule runs on (the built-in \
+                 catalog runs every op on `cpu` only)"
+            }
+            Self::VjpIncompatible => {
+                "the config's `vjpMode` asks for gradients the capsule cannot give: use `vjpMode: \"none\"` to run \
+                 inference only, or declare a capsule whose `vjpMode` serves it"
+            }
+        }
+    }
+
+    /// README's table of what to do about each reason, from `what_to_do`.
+    pub fn what_to_do_markdown() -> String {
+        let mut text = String::from("| reason | what to do |\n|---|---|\n");
+        for reason in Self::ALL {
+            text.push_str(&format!("| `{reason}` | {} |\n", reason.what_to_do()));
+        }
+        text
+    }
+}
+
 spelled_enum! {
     /// What became of one capsule considered for one op.
     pub enum Verdict {

@@ -117,6 +117,36 @@ function buildRequest() {
   };
 }
 
+/** What to do about each reason a capsule was refused:
+ *  `RejectionReason::what_to_do` (src/plan_result.rs), word for word
+ *  (tests/core/advice.rs holds this copy to it). The SPEC fixes an unplanned
+ *  op's message; this says what it leaves unsaid. */
+const WHAT_TO_DO = {
+  "device-not-available": "the availability lacks the capsule's device: plan against a target (or an availability's `devices`) that has it, or declare a capsule for a device it has",
+  "provider-not-available": "the availability lacks the capsule's provider: give the target the build feature that brings it (`features`, e.g. `webGpu`), list it in an availability's `providers`, or declare a capsule of a provider it has",
+  "webgpu-feature-missing": "the adapter `detect()` found lacks a feature the capsule `requires` (the detail names it, e.g. `shader-f16`): declare, after it, a capsule for the same op that does not require it (f32 instead of f16)",
+  "webgpu-limit-too-low": "the adapter's limit (the detail names it) is below the capsule's `requires.limits`: lower the requirement, or declare, after it, a capsule for smaller adapters",
+  "no-forward": "the capsule says `supportsForward: false` (a backward pass only): declare one that runs the forward pass",
+  "trust-refused": "the config's `trustPolicy` refuses the capsule's `trustLevel`: accept it (`fuzzedOk`, `allowTrustedExternal`), or declare a capsule of a level the policy accepts",
+  "provider-not-allowed": "the config's `backend: { only }` names another provider: use `{ prefer }` or `\"auto\"`, or declare a capsule of the provider it names",
+  "device-mismatch": "the capsule runs on another device than the config's `device`: declare a capsule for the config's device, or add a config (`configs`) for the device the capsule runs on (the built-in catalog runs every op on `cpu` only)",
+  "vjp-incompatible": "the config's `vjpMode` asks for gradients the capsule cannot give: use `vjpMode: \"none\"` to run inference only, or declare a capsule whose `vjpMode` serves it",
+};
+
+/** Text whose `quoted` parts are code. */
+const withCode = (text) => text.split('`').map((part, i) => (i % 2 ? code(part) : part));
+
+/** Under an op no capsule served: what to do about each reason its
+ *  candidates were refused (or about an empty catalog), one line each. */
+function adviceRow(op) {
+  const reasons = [...new Set(op.candidates.map((candidate) => candidate.reason).filter(Boolean))];
+  const lines = reasons.length
+    ? reasons.map((reason) => h('div', null, code(reason), ': ', withCode(WHAT_TO_DO[reason] ?? '')))
+    : [h('div', null, 'no capsule for this op in the catalog: declare one (', code('capsules'), ')')];
+  return h('tr', { class: 'op-advice-row' }, h('td', { colspan: 6, class: 'op-advice' },
+    h('strong', null, 'What to do'), lines));
+}
+
 function verdictCell(candidate) {
   return h('td', null, chip(candidate.verdict, candidate.verdict),
     candidate.unverified ? chip('unverified', 'unverified') : '');
@@ -135,9 +165,10 @@ function renderAttempt(attempt, result) {
       h('td', { class: 'runs-on' }, `${candidate.provider} on ${candidate.device}`),
       verdictCell(candidate),
       h('td', { class: 'reason' }, candidate.reason ? code(candidate.reason) : ''),
-      h('td', { class: 'detail' }, candidate.detail)))
+      h('td', { class: 'detail' }, candidate.detail))).concat(op.message ? [adviceRow(op)] : [])
     : [h('tr', { class: 'group-start' }, h('th', { scope: 'rowgroup', class: 'op-cell' }, code(op.op)),
-      h('td', { colspan: 5, class: 'op-message' }, op.message ?? 'no capsule for this op in the catalog'))]));
+      h('td', { colspan: 5, class: 'op-message' }, op.message ?? 'no capsule for this op in the catalog')),
+    adviceRow(op)]));
   const served = result.mode === 'perOp'
     ? `${attempt.ops.filter((op) => op.capsule).length} of ${attempt.ops.length} ops served`
     : attempt.ok ? 'serves every op' : 'cannot serve every op';

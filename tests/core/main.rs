@@ -6,6 +6,7 @@
 //!
 //! One module per section of the contract (`docs/SPEC.md`).
 
+mod advice;
 mod availability;
 mod planner;
 mod request;

@@ -233,6 +233,26 @@ async function commonChecks(t, demo, screenshot, decision) {
     assert.equal(await demo.page.locator('#presets tbody tr').count(), 13);
   });
 
+  await t.test('under an op no capsule served, the demo says what to do about each reason its capsules were refused', async () => {
+    const { page } = demo;
+    // The default request's first config (device wasm) cannot serve every op.
+    const rows = page.locator('#plan table.candidates tr.op-advice-row');
+    assert.ok((await rows.count()) >= 1, 'an advice row under an unplanned op');
+    const advice = await rows.evaluateAll((trs) => trs.map((tr) => {
+      // The candidates' reasons in the rows above this one, in its row group.
+      const reasons = [...tr.parentElement.querySelectorAll('td.reason')].map((td) => td.textContent).filter(Boolean);
+      const lines = [...tr.querySelectorAll('.op-advice > div')].map((div) => div.textContent);
+      return { reasons: [...new Set(reasons)], lines };
+    }));
+    for (const { reasons, lines } of advice) {
+      // One line per distinct reason, in order, each "reason: what to do".
+      assert.deepEqual(lines.map((line) => line.split(':')[0]), reasons.length ? reasons : ['no capsule for this op in the catalog']);
+      for (const line of lines) assert.ok(line.length > 50 && /`/.test(line) === false, line);
+    }
+    assert.equal(await rows.first().isVisible(), true);
+    await rows.first().locator('xpath=..').screenshot({ path: join(ARTIFACTS, screenshot.replace('.png', '-advice.png')) });
+  });
+
   await t.test('the planner plans for inference by default (vjpMode none), and says why WebGPU kernels run on device wasm', async () => {
     const { page } = demo;
     // Each config tried says its vjpMode above its candidates.

@@ -73,7 +73,12 @@ fn golden_outputs() {
             }
             continue;
         }
-        if !out.stderr.is_empty() {
+        // Without a plan (status 1), one line says where to look; else nothing.
+        let stderr_as_wanted = match want_status {
+            1 => out.stderr.starts_with("backend-targets: no plan: ") && out.stderr.lines().count() == 1,
+            _ => out.stderr.is_empty(),
+        };
+        if !stderr_as_wanted {
             failures.push(format!("{name}: unexpected stderr {:?}", out.stderr));
         }
         let golden = golden_dir.join(format!("{name}.out"));
@@ -136,13 +141,21 @@ fn plan_reads_a_request_file() {
 }
 
 #[test]
-fn unplannable_prints_the_spec_message_on_stdout() {
+fn unplannable_prints_the_spec_message_on_stdout_and_where_to_look_on_stderr() {
     let out = run(&["plan"], &std::fs::read(vectors().join("requests/unplannable.json")).unwrap());
     assert_eq!(out.status, 1);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("no admissible backend capsule for op selectiveScan on device wasm"), "{text}");
     assert!(text.contains("no admissible backend capsule for op add on device wasm"), "{text}");
-    assert!(out.stderr.is_empty());
+    // stderr, for the person at the terminal: where the answer says what is
+    // missing, and where the advice per reason is.
+    assert!(out.stderr.starts_with("backend-targets: no plan: each op's `message`"), "{}", out.stderr);
+    assert!(out.stderr.contains("README.md, \"Why a capsule was refused\""), "{}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    // A plan that succeeds says nothing there.
+    let planned = run(&["plan"], &std::fs::read(vectors().join("requests/default-explained.json")).unwrap());
+    assert_eq!(planned.status, 0);
+    assert!(planned.stderr.is_empty(), "{}", planned.stderr);
 }
 
 #[test]
