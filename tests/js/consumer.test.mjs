@@ -6,20 +6,25 @@
 //     helpers executionProviders, transformersOptions, clearVerifications,
 //     with @ts-expect-error on their misuses), and rejects one that
 //     misspells an enum ("MacOS");
-//   - Vite builds a page importing it, with no warnings, emitting the .wasm.
+//   - Vite builds a page importing it, with no warnings, emitting the .wasm;
+//   - esbuild bundles a page as the package README's recipe says, and the
+//     page, in Chromium, fetches the .wasm once.
 // tsc and vite are tests/js's own devDependencies, run with the temporary
 // project as their root, so the project itself needs no registry.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ROOT } from './common.mjs';
+import { withChromium } from './chromium.mjs';
+import { serve } from './static-server.mjs';
 
 const TOOLS = join(ROOT, 'tests', 'js', 'node_modules');
 const TSC = join(TOOLS, 'typescript', 'bin', 'tsc');
 const VITE = join(TOOLS, 'vite', 'bin', 'vite.js');
+const ESBUILD = join(TOOLS, '.bin', 'esbuild');
 const { version } = JSON.parse(readFileSync(join(ROOT, 'pkg-template', 'package.json'), 'utf8'));
 const TARBALL = process.env.BACKEND_TARGETS_TGZ ?? join(ROOT, 'dist', `backend-targets-${version}.tgz`);
 
@@ -286,6 +291,43 @@ init().then(() => {
     assert.ok(chunk.includes(wasmAssets[0]), 'the bundle locates the hashed .wasm asset');
     assert.ok(!/node:fs|readFileSync/.test(chunk), 'the browser build does not pull in the Node entry');
     assert.match(readFileSync(join(dir, 'dist', 'index.html'), 'utf8'), new RegExp(`assets/${chunks[0]}`));
+  });
+
+  test('esbuild, as the package README says: the .wasm copied beside the bundle, init() with no argument fetches it once', async () => {
+    // The README's recipe, and the form it warns against (the URL given to
+    // init(): the entry's own request, started on evaluation, then a second).
+    const recipes = {
+      recipe: 'await init();',
+      'url given': "await init({ module_or_path: new URL('./backend_targets_bg.wasm', import.meta.url) });",
+    };
+    const fetched = {};
+    for (const [name, call] of Object.entries(recipes)) {
+      const out = join(dir, 'esbuild', name.replace(' ', '-'));
+      mkdirSync(out, { recursive: true });
+      write('esbuild-app.js', `import init, { plan } from 'backend-targets';
+${call}
+document.getElementById('out').textContent = plan({ ops: ['matmul'] }).kernels[0].capsule;
+`);
+      const r = run(ESBUILD, ['esbuild-app.js', '--bundle', '--format=esm', `--outdir=${out}`, '--log-level=warning']);
+      assert.equal(r.status, 0, `esbuild failed:\n${r.output}`);
+      assert.equal(r.output, '', `esbuild printed:\n${r.output}`);
+      copyFileSync(join(dir, 'node_modules', 'backend-targets', 'backend_targets_bg.wasm'), join(out, 'backend_targets_bg.wasm'));
+      writeFileSync(join(out, 'index.html'), '<!doctype html><meta charset="utf-8"><title>esbuild</title>'
+        + '<pre id="out"></pre><script type="module" src="./esbuild-app.js"></script>\n');
+      const server = await serve(out);
+      try {
+        await withChromium([], async (context) => {
+          const page = await context.newPage();
+          await page.goto(`${server.origin}/`);
+          await page.waitForFunction(() => document.getElementById('out').textContent !== '', null, { timeout: 20_000 });
+          assert.equal(await page.textContent('#out'), 'reference.matmul', name);
+        });
+      } finally {
+        await server.close();
+      }
+      fetched[name] = server.requests.filter((request) => request.path === '/backend_targets_bg.wasm').length;
+    }
+    assert.deepEqual(fetched, { recipe: 1, 'url given': 2 });
   });
 
   test('Vite builds a page importing backend-targets/detect: only the detect-only .wasm is fetched (the verification\'s on demand)', () => {
