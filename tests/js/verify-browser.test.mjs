@@ -95,25 +95,10 @@ test('SwiftShader: the verdict agrees with ONNX Runtime Web measured on the same
     const m = await import('/pkg/index.js');
     await m.default();
     const resolution = await m.detect({ allowFallbackAdapter: true, verify: { cache: 'none' } });
-    // ONNX Runtime Web's own times for the example model, both EPs, warm.
-    const ort = await import('/www/onnx/ort/ort.webgpu.min.mjs');
-    ort.env.wasm.numThreads = 1;
-    ort.env.wasm.wasmPaths = '/www/onnx/ort/';
-    const times = {};
-    for (const ep of ['webgpu', 'wasm']) {
-      const session = await ort.InferenceSession.create('/www/onnx/tiny.onnx', { executionProviders: [ep] });
-      const feeds = { x: new ort.Tensor('float32', Float32Array.from([2, 1, 1, 1]), [1, 4]) };
-      await session.run(feeds);
-      const runs = [];
-      for (let i = 0; i < 9; i++) {
-        const start = performance.now();
-        await session.run(feeds);
-        runs.push(performance.now() - start);
-      }
-      runs.sort((a, b) => a - b);
-      times[ep] = runs[4];
-      await session.release();
-    }
+    // ONNX Runtime Web's own times for the example model, both EPs, warm:
+    // the function the example page shows them with.
+    const { ortTimes } = await import('/www/onnx/ort-times.js');
+    const times = await ortTimes('/www/onnx/tiny.onnx', [2, 1, 1, 1]);
     return { reason: resolution.probe.reason, message: resolution.probe.message, verification: resolution.probe.verification,
       change: resolution.changes[0], times };
   };

@@ -4,6 +4,7 @@
 // else 'wasm' (ONNX Runtime's CPU kernels compiled to WebAssembly).
 import init, { detect, plan } from '../../pkg/index.js';
 import { $, chip, code, h, table } from '../dom.js';
+import { ortTimes } from './ort-times.js';
 
 /** The model's ops, in the package's vocabulary. */
 const OPS = ['matmul', 'add', 'relu'];
@@ -33,28 +34,6 @@ const ALLOW_FALLBACK = PARAMS.get('allowFallbackAdapter') === 'true';
  */
 const VERIFY = PARAMS.get('verify') !== 'false';
 const COMPARE = PARAMS.get('compare') === 'true';
-
-/** ONNX Runtime Web's median time a run (9 warm runs) of `model` on each execution provider. */
-async function ortTimes(model, input) {
-  const ort = await import('./ort/ort.webgpu.min.mjs'); // this build has both providers
-  ort.env.wasm.numThreads = 1;
-  ort.env.wasm.wasmPaths = new URL('./ort/', import.meta.url).href;
-  const times = {};
-  for (const ep of ['webgpu', 'wasm']) {
-    const session = await ort.InferenceSession.create(model, { executionProviders: [ep] });
-    const feeds = { x: new ort.Tensor('float32', Float32Array.from(input), [1, input.length]) };
-    await session.run(feeds);
-    const runs = [];
-    for (let i = 0; i < 9; i++) {
-      const start = performance.now();
-      await session.run(feeds);
-      runs.push(performance.now() - start);
-    }
-    await session.release();
-    times[ep] = runs.sort((a, b) => a - b)[4];
-  }
-  return times;
-}
 
 async function main() {
   await init();
