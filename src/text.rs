@@ -43,3 +43,50 @@ pub fn plan_json(text: &str, limits: &Limits) -> Result<(bool, String)> {
     let result = parse_plan_request(text, limits)?.run();
     Ok((result.ok, to_json(&result)))
 }
+
+/// A form an edge writes as JSON text: `json::to_json` of it, instantiated
+/// here. The browser module (crates/browser, a crate of its own) writes
+/// through these rather than `to_json::<T>`: serde's and serde_json's
+/// generic code compiled in its crate would carry its own copy of every
+/// string that code names (field names, spellings, serde_json's words),
+/// which the linker keeps beside the core's, in the size-bound module.
+pub trait ToJsonText {
+    /// The compact JSON text (`json::to_json`).
+    fn to_json_text(&self) -> String;
+}
+
+/// A form an edge reads from JSON text, strictly: `json::from_json` of it,
+/// instantiated here (see `ToJsonText`).
+pub trait FromJsonText: Sized {
+    /// The value read strictly (`json::from_json`).
+    fn from_json_text(text: &str) -> Result<Self>;
+}
+
+macro_rules! json_text_forms {
+    (write: $($write:ty),+; read: $($read:ty),+;) => {
+        $(impl ToJsonText for $write {
+            fn to_json_text(&self) -> String {
+                to_json(self)
+            }
+        })+
+        $(impl FromJsonText for $read {
+            fn from_json_text(text: &str) -> Result<Self> {
+                from_json(text)
+            }
+        })+
+    };
+}
+
+json_text_forms! {
+    write: Target, Availability, Vec<crate::vocab::Device>, Vec<crate::vocab::Provider>,
+        Vec<crate::target::NamedPreset>, Vec<crate::capsule::KernelCapsule>, crate::probe::web::ProbeReport,
+        crate::probe::web::AdapterReport, crate::probe::web::Resolution;
+    read: Target, crate::target::PresetOptions, crate::limits::PlanOptions, crate::probe::web::ProbeOptions,
+        crate::probe::web::ProbeReport;
+}
+
+#[cfg(feature = "verdicts")]
+json_text_forms! {
+    write: crate::probe::web::WebGpuVerdict;
+    read: crate::probe::web::WebGpuVerdict;
+}
