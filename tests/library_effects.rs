@@ -272,3 +272,35 @@ fn core_dependencies_are_data_only() {
     }
     assert!(features.iter().any(|feature| feature.starts_with("typescript =")), "{features:?}");
 }
+
+/// The browser module's full builds (`planner-exports`, `verify`) give the
+/// core every default but `native-forms` (which no browser module serves),
+/// so that their answers are the command's; the detect-only one is the core
+/// without them. A default the browser crate forgot would change an answer
+/// (a probe report without `elapsedMs`) without a compile error.
+#[test]
+fn the_browser_modules_full_builds_have_the_cores_defaults() {
+    let core = std::fs::read_to_string(Path::new(ROOT).join("Cargo.toml")).unwrap();
+    let browser = std::fs::read_to_string(Path::new(ROOT).join("crates/browser/Cargo.toml")).unwrap();
+    // The quoted names of a `name = [...]` line.
+    let list = |manifest: &str, name: &str| -> Vec<String> {
+        let line = manifest.lines().find(|line| line.starts_with(&format!("{name} = ["))).unwrap_or_default();
+        line.split('"').skip(1).step_by(2).map(str::to_string).collect()
+    };
+    let mut defaults: Vec<String> = list(&core, "default").into_iter().filter(|f| f != "native-forms").collect();
+    defaults.sort();
+    assert!(defaults.len() >= 3, "the core's defaults: {defaults:?}");
+    for feature in ["planner-exports", "verify"] {
+        let mut given: Vec<String> = list(&browser, feature)
+            .into_iter()
+            .filter_map(|f| f.strip_prefix("backend-targets/").map(str::to_string))
+            .collect();
+        given.sort();
+        assert_eq!(given, defaults, "crates/browser's `{feature}`: the core's defaults but native-forms");
+    }
+    // The dependency itself leaves them off (the detect-only module), and
+    // asks for the module's own two.
+    let dependency = browser.lines().find(|line| line.starts_with("backend-targets = ")).unwrap();
+    assert!(dependency.contains("default-features = false"), "{dependency}");
+    assert!(dependency.contains("\"typescript\"") && dependency.contains("\"plain-reader\""), "{dependency}");
+}
