@@ -97,7 +97,7 @@ browser_module() {
   # (-Zcross-crate-inline-threshold=never, for the core alone; LTO still
   # inlines them). Moving the module out of the core made it 1,874 B larger
   # gzipped without these (69,804 -> 71,678 B, gzip -9); with them, 194 B
-  # smaller (node's zlib: 69,970 -> 69,776 B; detect-only 24,778 -> 24,800 B).
+  # smaller (node's zlib: 69,970 -> 69,776 B; detect-only 24,778 -> 24,803 B).
   RUSTFLAGS_EXTRA="-Zshare-generics=y" small_build -p backend-targets-browser --lib --target wasm32-unknown-unknown \
     --target-dir "target/npm-$raw" -Zprofile-rustflags \
     --config 'profile.release.package.backend-targets.rustflags=["-Zcross-crate-inline-threshold=never"]' "$@"
