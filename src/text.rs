@@ -90,3 +90,41 @@ json_text_forms! {
     write: crate::probe::web::WebGpuVerdict;
     read: crate::probe::web::WebGpuVerdict;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::web::{ProbeOptions, ProbeReason, ProbeReport, resolve};
+
+    /// Each form's own text is `to_json`'s and reads back as `from_json`
+    /// reads it, errors included: the browser module answers through these.
+    #[test]
+    fn the_forms_texts_are_to_json_and_from_json() {
+        let target = Target::linux_cuda(true);
+        assert_eq!(target.to_json_text(), to_json(&target));
+        assert_eq!(target.declared_availability().to_json_text(), to_json(&target.declared_availability()));
+        assert_eq!(target.devices().to_json_text(), to_json(&target.devices()));
+        assert_eq!(target.providers().to_json_text(), to_json(&target.providers()));
+        assert_eq!(crate::target::presets().to_json_text(), to_json(&crate::target::presets()));
+        assert_eq!(crate::capsule::reference_capsules().to_json_text(), to_json(&crate::capsule::reference_capsules()));
+        let report = ProbeReport::unavailable(ProbeReason::NoNavigator, "no navigator", false, 2000);
+        assert_eq!(report.to_json_text(), to_json(&report));
+        let resolution = resolve(&Target::wasm(), &report);
+        assert_eq!(resolution.to_json_text(), to_json(&resolution));
+        assert_eq!(ProbeReport::from_json_text(&report.to_json_text()).unwrap(), report);
+        assert_eq!(Target::from_json_text(&target.to_json_text()).unwrap(), target);
+        assert_eq!(ProbeOptions::from_json_text("{}").unwrap(), ProbeOptions::default());
+        let options = crate::limits::PlanOptions::from_json_text(r#"{"limits":{"ops":7}}"#).unwrap();
+        assert_eq!(options.limits.ops, 7);
+        for text in ["{\"os\":1}", "[", "{\"limits\":{\"x\":1}}"] {
+            assert_eq!(Target::from_json_text(text).err(), from_json::<Target>(text).err(), "{text}");
+            assert_eq!(
+                crate::limits::PlanOptions::from_json_text(text).err(),
+                from_json::<crate::limits::PlanOptions>(text).err(),
+                "{text}"
+            );
+        }
+        let options = crate::target::PresetOptions::from_json_text("{}").unwrap();
+        assert_eq!(to_json(&options), to_json(&crate::target::PresetOptions::default()));
+    }
+}
