@@ -1,38 +1,20 @@
-//! Declares the `browser` cfg alias and embeds the committed schema
-//! definitions (`schemas/defs.json`, pretty for readers) minified, split
-//! into what every build serves and what only the native command does.
+//! Embeds the committed schema definitions (`schemas/defs.json`, pretty for
+//! readers) minified, split into what every build serves and what only the
+//! native command does.
 use std::path::Path;
 
 fn main() {
-    // `cfg(browser)`: the JS API and the WebGPU probe, the build for
-    // wasm32-unknown-unknown (wgpu's own build.rs declares its aliases so).
-    cfg_aliases::cfg_aliases! {
-        browser: { all(target_arch = "wasm32", target_os = "unknown") },
-        // The detect-only module (`backend-targets/detect`): the browser edge
-        // with neither the planner's exports nor the verification, and so
-        // without the strict JSON reader (its options are read directly).
-        detect_only: { all(target_arch = "wasm32", target_os = "unknown", not(feature = "planner-exports"), not(feature = "verify")) },
-    }
-    // The browser build's memory stops at 2 GiB (see the allocator in
-    // src/lib.rs): far above what the request limits let a plan use, and
-    // clear of the 4 GiB edge of a 32-bit address space.
-    let target = |name| std::env::var(name).unwrap_or_default();
-    if target("CARGO_CFG_TARGET_ARCH") == "wasm32" && target("CARGO_CFG_TARGET_OS") == "unknown" {
-        println!("cargo::rustc-link-arg=--max-memory={MAX_BROWSER_MEMORY}");
-    }
     embed_schema_definitions();
 }
-
-/// The browser build's maximum memory: 2 GiB (32,768 pages of 64 KiB).
-const MAX_BROWSER_MEMORY: u64 = 2 << 30;
 
 include!("src/schema_forms.rs");
 
 /// Writes the committed definitions minified as two object bodies (without
 /// braces): `defs.shared` (what the forms every build serves reach), which
-/// the browser build embeds alone, and, for the command, `defs.packed`:
-/// `defs.shared` and what only the native probe's forms reach
-/// (`defs.native`), joined by a comma, packed (src/packed.rs).
+/// a build without the feature `native-forms` (the browser module's) embeds
+/// alone, and, with it, `defs.packed`: `defs.shared` and what only the
+/// native probe's forms reach (`defs.native`), joined by a comma, packed
+/// (src/packed.rs).
 fn embed_schema_definitions() {
     use serde_json::{Map, Value};
     let source = "schemas/defs.json";

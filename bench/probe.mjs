@@ -12,7 +12,7 @@
 // awaits the same promise), reads the info, the features and every limit off
 // the adapter, and returns a report. The raw figure is one request and nothing
 // read. The floor is one request plus that reading by the probe's own JS
-// reader (src/wasm/probe.js), down to one JSON text: what any probe that
+// reader (crates/browser/src/probe.js), down to one JSON text: what any probe that
 // reports those fields pays.
 // Timer: performance.now() in a cross-origin-isolated page (COOP/COEP), where
 // Chromium coarsens it to 5 µs rather than 100 µs.
@@ -53,8 +53,8 @@ try {
       };
       const probeOnce = () => m.probe({ timeoutMs: 10_000 });
       const rawOnce = () => navigator.gpu.requestAdapter();
-      // The probe's own JS reader (src/wasm/probe.js), without the module.
-      const { readAdapter } = await import('/src/wasm/probe.js');
+      // The probe's own JS reader (crates/browser/src/probe.js), without the module.
+      const { readAdapter } = await import('/crates/browser/src/probe.js');
       const floorOnce = async () => readAdapter(await navigator.gpu.requestAdapter());
       // Warm-up: the first request starts the GPU process's adapter enumeration.
       const [warmProbe, warmReport] = await timed(probeOnce);

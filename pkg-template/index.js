@@ -10,7 +10,8 @@
 // detect() survive the instance ending while they wait.
 import init, * as glue from './backend_targets.js';
 // The JS halves: scripts/build.sh points these at wasm-bindgen's copies
-// (snippets/<crate-hash>/src/wasm/*.js), the very modules the glue uses.
+// (snippets/backend-targets-browser-<hash>/src/*.js, from crates/browser/src/),
+// the very modules the glue uses.
 import { requestEarly, settle } from './probe.js';
 import { takeOutOfMemory } from './boundary.js';
 import { cachedVerdict, verdictKey, warmVerdicts } from './verify.js';
@@ -47,7 +48,7 @@ function guarded(name) {
       return call(...args);
     } catch (error) {
       // The module ended its instance for an allocation it could not hold
-      // (src/wasm/api.rs); the glue starts a fresh one for the next call.
+      // (crates/browser/src/api.rs); the glue starts a fresh one for the next call.
       if (takeOutOfMemory()) {
         raise(backendError('limit-exceeded', 'the module ran out of memory (its 2 GiB) for this call; it starts afresh '
           + 'for the next one. Lower the limits the request was allowed (outputBytes, work, configs, requestBytes), '

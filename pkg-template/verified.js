@@ -1,5 +1,5 @@
 // The verification entry (`backend-targets/verify`): `detect` and `probe`
-// that take `verify` (src/wasm/verify.rs: the workload run on the adapter
+// that take `verify` (crates/browser/src/verify.rs: the workload run on the adapter
 // through wgpu, its WebAssembly reference, the kept verdicts), over a module
 // of their own (verified_bg.wasm: the detect-only module, the strict JSON
 // reader and wgpu's device layers). The other entries load it on demand: a

@@ -8,7 +8,7 @@
 #   tests/js/onnx.test.mjs      www/onnx/: the plan's provider runs a model in
 #                               ONNX Runtime Web (webgpu and wasm)
 #   tests/js/hostile-browser.test.mjs  hostile navigator.gpu stand-ins (issue 23)
-#   tests/probe_browser.rs      wasm-bindgen-test in Chromium: the timeout,
+#   crates/browser/tests/probe_browser.rs  wasm-bindgen-test in Chromium: the timeout,
 #                               adapter-request-failed and device-request-failed
 #                               outcomes, simulated
 # (tests/js/probe-node.test.mjs, the probe under Node, runs with `node --test tests/js/`.)
@@ -23,7 +23,7 @@ if [ "${1:-}" != "--wasm-only" ]; then
   node --test tests/js/browser.test.mjs tests/js/onnx.test.mjs tests/js/hostile-browser.test.mjs
 fi
 
-echo "== Chromium: wasm-bindgen-test (tests/probe_browser.rs)"
+echo "== Chromium: wasm-bindgen-test (crates/browser/tests/probe_browser.rs)"
 # wasm-bindgen-test-runner (the cargo runner in .cargo/config.toml) drives
 # Chromium through chromedriver, with the capabilities in webdriver.json
 # (the binary and its flags: --enable-unsafe-webgpu exposes SwiftShader).
@@ -33,10 +33,10 @@ export WASM_BINDGEN_TEST_TIMEOUT=60
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-cargo test --target wasm32-unknown-unknown --test probe_browser 2>&1 | tee "$log" || status=$?
+cargo test -p backend-targets-browser --target wasm32-unknown-unknown --test probe_browser 2>&1 | tee "$log" || status=$?
 # The runner exits 0 when no test ran at all: insist on a positive count.
 if [ "$status" -ne 0 ] || ! grep -Eq '^test result: ok\. [1-9][0-9]* passed; 0 failed' "$log"; then
-  echo "tests/probe_browser.rs: no passing run (exit status $status)" >&2
+  echo "crates/browser/tests/probe_browser.rs: no passing run (exit status $status)" >&2
   exit 1
 fi
 

@@ -29,9 +29,14 @@ cargo fmt --check
 (cd http && cargo fmt --check)
 cargo clippy --all-targets --features schema -- -D warnings
 cargo clippy --all-targets --target wasm32-wasip1 -- -D warnings
-cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
-# The detect-only module (backend-targets/detect): the browser edge without the planner's exports.
-cargo clippy --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
+# The browser module (crates/browser, with its tests), its three feature sets,
+# and the core as it builds it (its own tests are native: proptest's RNG has no
+# wasm32-unknown-unknown backend).
+cargo clippy -p backend-targets-browser --all-targets --target wasm32-unknown-unknown -- -D warnings
+# The detect-only module (backend-targets/detect): without the planner's exports.
+cargo clippy -p backend-targets-browser --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
+cargo clippy -p backend-targets-browser --lib --target wasm32-unknown-unknown --no-default-features --features verify -- -D warnings
+cargo clippy -p backend-targets --lib --target wasm32-unknown-unknown -- -D warnings
 # The native probe's Metal path, for macOS, and its Windows paths (DLL names,
 # the loader's flags, the isolation without Unix descriptors): checked, not
 # linked (no linker here).
@@ -59,7 +64,7 @@ cargo test --target wasm32-wasip1 --bin backend-targets wasi_alloc 2>&1 | tee "$
 grep -Eq '^test result: ok\. [1-9][0-9]* passed; 0 failed' "$log" || { echo "wasi_alloc: no passing run" >&2; exit 1; }
 
 echo "== wasm-bindgen-test: binding layer (wasm32-unknown-unknown, under Node)"
-cargo test --target wasm32-unknown-unknown --test wasm_bindings 2>&1 | tee "$log"
+cargo test -p backend-targets-browser --target wasm32-unknown-unknown --test wasm_bindings 2>&1 | tee "$log"
 # The runner exits 0 when no test ran: insist on a positive count.
 grep -Eq '^test result: ok\. [1-9][0-9]* passed; 0 failed' "$log" || { echo "wasm_bindings: no passing run" >&2; exit 1; }
 

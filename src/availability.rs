@@ -10,7 +10,7 @@ use crate::webgpu::WebGpuCapabilities;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct Availability {
     /// Devices, each at most once. Default `["cpu"]`.
     pub devices: Vec<Device>,
@@ -20,7 +20,7 @@ pub struct Availability {
     /// WebGPU requirements are checked against it; when absent they are
     /// admitted as unverified.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub web_gpu: Option<WebGpuCapabilities>,
 }
 

@@ -10,7 +10,7 @@ use crate::webgpu::WebGpuRequirements;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 // Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
@@ -22,16 +22,16 @@ pub struct KernelCapsule {
     pub trust_level: TrustLevel,
     /// Default `true`.
     #[serde(default = "crate::json::default_true")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub supports_forward: bool,
     /// Default `"none"`.
     #[serde(default = "default_vjp")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub vjp_mode: VJPMode,
     /// What the WebGPU adapter must offer (features, limits). Checked when
     /// the availability carries probed capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub requires: Option<WebGpuRequirements>,
 }
 

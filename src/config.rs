@@ -9,7 +9,7 @@ use crate::vocab::{Device, Provider, TrustPolicy, VJPMode};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub enum BackendPreference {
     /// Any provider, in catalog order.
     #[default]
@@ -43,7 +43,7 @@ impl BackendPreference {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct ExecutionConfig {
     /// Default `"cpu"`.
     pub device: Device,

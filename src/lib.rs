@@ -28,16 +28,26 @@
 //! The tree: the pure core at the top level (`vocab`, `target`,
 //! `availability`, `config`, `capsule`, `request`, `limits`, `text`,
 //! `planner`, `plan_result`, `webgpu`, `probe/` with its two halves, `error`,
-//! `schema`, `spelling`), strict JSON in `json/`, and the browser edge in
-//! `wasm/` (the JS API and the browser probe, compiled only for
-//! `wasm32-unknown-unknown`, `cfg(browser)`). The other edges are crates of
+//! `schema`, `spelling`), strict JSON in `json/`. The edges are crates of
 //! their own in this workspace, over this one: `backend-targets-native-probe`
 //! (`crates/native-probe/`: loads vendor runtimes, isolates them in child
-//! processes) and `backend-targets-cli` (`crates/cli/`: the command, native
-//! and WASI, whose binary makes the process-wide choices), with the service
-//! in `http/` (ARCHITECTURE.md draws the graph). Every item has one public
-//! path: the flow's at the root, the rest in its public module (`vocab`,
+//! processes), `backend-targets-cli` (`crates/cli/`: the command, native
+//! and WASI, whose binary makes the process-wide choices) and
+//! `backend-targets-browser` (`crates/browser/`: the JS API and the browser
+//! probe, the npm package's modules), with the service in `http/`
+//! (ARCHITECTURE.md draws the graph). Every item has one public path: the
+//! flow's at the root, the rest in its public module (`vocab`,
 //! `plan_result`, `webgpu`, `probe::web`, `probe::native`, `json`, `wording`).
+//!
+//! **Features** (each adds; the defaults are every build's but the browser
+//! module's): `native-forms` (default: `probe::native` and the schemas of the
+//! forms only the command serves), `verdicts` (default: the verification's
+//! verdict in a WebGPU probe report), `elapsed-ms` (default: a probe report's
+//! serializer writes `elapsedMs`), `hidden-escapes` (default: a quoted value
+//! writes the characters that reorder a line `\uXXXX`), `schema` (JSON
+//! Schemas by schemars), and, for the browser module only, `typescript` (the
+//! forms' TypeScript types, tsify) and `plain-reader` (`json::plain`, the
+//! detect-only module's reader of `probe()`'s options).
 
 // The core: no JS, wgpu or OS types.
 mod availability;
@@ -57,10 +67,6 @@ mod text;
 pub mod vocab;
 pub mod webgpu;
 
-// The edges.
-#[cfg(browser)]
-pub mod wasm;
-
 /// The small parts of the sentences every edge writes: a list joined, a
 /// value quoted (shortened past 64 characters), so that the command's and
 /// the service's messages read as the core's.
@@ -72,20 +78,15 @@ pub use availability::Availability;
 pub use capsule::{KernelCapsule, reference_capsules};
 pub use config::{BackendPreference, ExecutionConfig};
 pub use error::{Error, ErrorCode, Result};
-pub use limits::Limits;
+pub use limits::{Limits, PlanOptions};
 pub use plan_result::{PlanMode, PlanResult};
 pub use request::{PlanRequest, plan};
 pub use schema::SchemaName;
 pub use target::{NamedPreset, OptionSpelling, Preset, PresetOptions, PresetParameters, Target, presets};
-pub use text::{parse_availability, parse_plan_request, parse_target, plan_json};
+pub use text::{FromJsonText, ToJsonText, parse_availability, parse_plan_request, parse_target, plan_json};
 
 // No process-wide effect: the library sets no global allocator, exports no
-// C symbol, adds no loader constructor, panic hook or signal handler; a
-// program that links it makes those choices (the command's are in
-// crates/cli/src/main.rs and crates/cli/src/main/; tests/library_effects.rs holds this). The one
-// exception is the browser module's start (`wasm_bindgen(start)`,
-// src/wasm/api.rs): that `.wasm` is a program of its own, instantiated by
-// its JS glue with nothing else in it, and its allocator (talc, behind the
-// hook that starts a fresh instance when an allocation fails; BENCHMARKS.md,
-// "The allocator") and its panic hook are how an instance that traps is
-// replaced by a fresh one for the next call.
+// C symbol, adds no loader constructor, panic hook or signal handler, in any
+// build; a program that links it makes those choices (the command's are in
+// crates/cli/src/main.rs and crates/cli/src/main/, the browser module's in
+// its start, crates/browser/src/api.rs; tests/library_effects.rs holds this).

@@ -27,12 +27,12 @@ macro_rules! limits_table {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
         #[serde(deny_unknown_fields, default)]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-        #[cfg_attr(browser, derive(tsify::Tsify))]
+        #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
         pub struct Limits {
             $(
                 $(#[doc = $doc])*
                 #[serde(rename = $name)]
-                #[cfg_attr(browser, tsify(optional))]
+                #[cfg_attr(feature = "typescript", tsify(optional))]
                 pub $field: usize,
             )+
         }
@@ -152,7 +152,8 @@ impl Limits {
     /// Refuses `count` items at `path` beyond `limit` (named `name`). The
     /// message is the same bytes from the command, the service and the npm
     /// package, so it names the three ways to raise the limit at once.
-    pub(crate) fn check(path: &str, name: &str, what: &str, count: usize, limit: usize) -> Result<()> {
+    /// (Public for the browser module, which counts what the host hands it.)
+    pub fn check(path: &str, name: &str, what: &str, count: usize, limit: usize) -> Result<()> {
         if count > limit {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
@@ -202,4 +203,14 @@ impl Default for Limits {
     fn default() -> Self {
         Self::DEFAULT
     }
+}
+
+/// The options of the JS API's `plan` and `planJson` (`{ limits }`): the
+/// limits a request meets, each up to its ceiling (the browser module
+/// validates them at `options.limits`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct PlanOptions {
+    /// The limits, every one absent at its default.
+    pub limits: Limits,
 }

@@ -124,7 +124,7 @@ spelled_enum! {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 // Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
@@ -138,7 +138,7 @@ pub struct Candidate {
     pub verdict: Verdict,
     /// Present when `verdict` is `rejected`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub reason: Option<RejectionReason>,
     /// The decision as a sentence.
     pub detail: String,
@@ -146,7 +146,7 @@ pub struct Candidate {
     /// probed capabilities (a declared availability): admitted unverified.
     // `default` too, so that the schema does not require what is left out.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub unverified: bool,
 }
 
@@ -154,7 +154,7 @@ pub struct Candidate {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 // Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
@@ -165,22 +165,22 @@ pub struct OpExplanation {
     pub op_index: usize,
     /// The chosen capsule's name, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub capsule: Option<String>,
     /// When no capsule was admissible:
     /// `no admissible backend capsule for op <op> on device <device>`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub message: Option<String>,
     /// The op appeared earlier in this config's `ops` (at this `opIndex`)
     /// and fared the same: its candidates are listed there, once.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub same_as: Option<usize>,
     /// Every capsule of this op, in planning order; absent when `sameAs`
     /// names the occurrence that lists them.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub candidates: Option<Vec<Candidate>>,
 }
 
@@ -195,14 +195,14 @@ impl OpExplanation {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 // Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
 #[non_exhaustive]
 pub struct ConfigAttempt {
     pub config_index: usize,
-    #[cfg_attr(browser, tsify(type = "Required<ExecutionConfig>"))]
+    #[cfg_attr(feature = "typescript", tsify(type = "Required<ExecutionConfig>"))]
     pub config: ExecutionConfig,
     /// Whether every op asked of this config was planned.
     pub ok: bool,
@@ -216,7 +216,7 @@ pub struct ConfigAttempt {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 // Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
@@ -235,10 +235,10 @@ pub struct Kernel {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 // In TypeScript this interface is `PlanResultFields`, and `PlanResult` is the
-// union that narrows on `ok` (src/wasm/planning.rs). The JSON has no name.
-#[cfg_attr(browser, tsify(rename = "PlanResultFields"))]
+// union that narrows on `ok` (crates/browser/src/planning.rs). The JSON has no name.
+#[cfg_attr(feature = "typescript", tsify(rename = "PlanResultFields"))]
 // Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
@@ -248,18 +248,18 @@ pub struct PlanResult {
     pub mode: PlanMode,
     /// `wholePlan` success: the index of the winning config.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub config_index: Option<usize>,
     /// `wholePlan` success: the winning config.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional, type = "Required<ExecutionConfig>"))]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "Required<ExecutionConfig>"))]
     pub config: Option<ExecutionConfig>,
     /// On success: one kernel per requested op, in request order.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub kernels: Option<Vec<Kernel>>,
     /// What was planned against.
-    #[cfg_attr(browser, tsify(type = "Required<Availability>"))]
+    #[cfg_attr(feature = "typescript", tsify(type = "Required<Availability>"))]
     pub availability: Availability,
     /// Every config tried, in order, with its per-op explanation.
     pub attempts: Vec<ConfigAttempt>,

@@ -19,40 +19,40 @@ use crate::vocab::BackendOp;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct PlanRequest {
     /// The ops to plan, in order (snake_case report names are accepted).
     pub ops: Vec<BackendOp>,
     /// One config. Exclusive with `configs`; neither means the default config.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub config: Option<ExecutionConfig>,
     /// Configs tried in order (non-empty). Exclusive with `config`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub configs: Option<Vec<ExecutionConfig>>,
     /// Plan against this target's declared availability. Exclusive with
     /// `availability`; neither means the default availability.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub target: Option<Target>,
     /// Plan against this availability. Exclusive with `target`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub availability: Option<Availability>,
     /// The catalog; absent means the built-in reference catalog.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub capsules: Option<Vec<KernelCapsule>>,
     /// `wholePlan` (default): the first config that plans every op wins.
     /// `perOp`: each op takes the first config that admits it.
     #[serde(default)]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub mode: PlanMode,
     /// Explain successful ops too (default `true`); failures are always
     /// explained.
     #[serde(default = "crate::json::default_true")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub explain: bool,
 }
 

@@ -28,20 +28,20 @@ include!("schema_forms.rs");
 
 /// The definitions every form's schema may use, minified, without the
 /// braces: `"Target":{...},...` (the browser build's copy, as text).
-#[cfg(browser)]
+#[cfg(not(feature = "native-forms"))]
 const SHARED_DEFINITIONS: &str = include_str!(concat!(env!("OUT_DIR"), "/defs.shared"));
 
 /// The command's copy: the shared definitions, a comma and those only the
 /// native probe's forms use, packed (src/packed.rs: 23.6 KB of text in
 /// some 9 KB of the module, which is judged by its raw bytes).
-#[cfg(not(browser))]
+#[cfg(feature = "native-forms")]
 const PACKED_DEFINITIONS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/defs.packed"));
 
 /// Where the shared definitions end in the unpacked text.
-#[cfg(not(browser))]
+#[cfg(feature = "native-forms")]
 const SHARED_BYTES: usize = include!(concat!(env!("OUT_DIR"), "/defs.shared_bytes"));
 
-#[cfg(not(browser))]
+#[cfg(feature = "native-forms")]
 include!("packed.rs");
 
 const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -56,14 +56,14 @@ impl SchemaName {
     /// definitions it can reach. `None` for a native-only form in the browser
     /// build.
     pub fn text(self) -> Option<String> {
-        #[cfg(browser)]
+        #[cfg(not(feature = "native-forms"))]
         let definitions = match self.is_native_only() {
             true => return None,
             false => SHARED_DEFINITIONS,
         };
-        #[cfg(not(browser))]
+        #[cfg(feature = "native-forms")]
         let all = unpack(PACKED_DEFINITIONS);
-        #[cfg(not(browser))]
+        #[cfg(feature = "native-forms")]
         let definitions = match self.is_native_only() {
             true => all.as_str(),
             false => all.get(..SHARED_BYTES).unwrap_or_default(),
@@ -101,10 +101,10 @@ impl SchemaName {
 #[cfg(test)]
 mod tests {
     use super::*;
-    #[cfg(not(browser))]
+    #[cfg(feature = "native-forms")]
     use proptest::prelude::*;
 
-    #[cfg(not(browser))]
+    #[cfg(feature = "native-forms")]
     #[test]
     fn the_packed_definitions_are_the_shared_then_the_native_ones() {
         let all = unpack(PACKED_DEFINITIONS);
@@ -121,7 +121,7 @@ mod tests {
         );
     }
 
-    #[cfg(not(browser))]
+    #[cfg(feature = "native-forms")]
     #[test]
     fn unpacking_what_pack_never_writes_stops_without_a_panic() {
         assert_eq!(unpack(&[]), "");
@@ -134,7 +134,7 @@ mod tests {
         assert_eq!(unpack(&[0, 0xff]), "", "not UTF-8");
     }
 
-    #[cfg(not(browser))]
+    #[cfg(feature = "native-forms")]
     proptest! {
         // Few cases: `pack` is build.rs's, and slow unoptimised.
         #![proptest_config(ProptestConfig::with_cases(64))]

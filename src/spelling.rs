@@ -22,7 +22,7 @@ macro_rules! spelled_enum {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-        #[cfg_attr(browser, derive(tsify::Tsify))]
+        #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
         // A variant is documented by its spelling in the table; a doc comment
         // on it would also change the published JSON Schema.
         #[allow(missing_docs)]
@@ -32,7 +32,7 @@ macro_rules! spelled_enum {
             $(
                 $(#[$vmeta])*
                 #[cfg_attr(
-                    any(feature = "schema", browser),
+                    any(feature = "schema", feature = "typescript"),
                     serde(rename = $spelling)
                 )]
                 $variant,

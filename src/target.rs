@@ -11,7 +11,7 @@ use crate::vocab::{Accelerator, Architecture, BuildFeature, Device, OperatingSys
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 // Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
@@ -73,6 +73,11 @@ impl Target {
 /// Each row's documentation is a plain `#[doc = "…"]`, not `///`: a `///`
 /// passed through `macro_rules!` reaches wasm-bindgen as a raw string, whose
 /// `r"` it copied into the package's `.d.ts`.
+///
+/// Exported (hidden) for the browser module's expansion (crates/browser,
+/// `planning.rs`), a crate of its own.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! preset_table {
     ($callback:ident) => {
         $callback! {
@@ -120,10 +125,6 @@ macro_rules! preset_table {
         }
     };
 }
-// For the browser edge's planner exports (src/wasm/planning.rs).
-#[cfg(all(browser, feature = "planner-exports"))]
-pub(crate) use preset_table;
-
 /// The core's expansion of `preset_table!`: the vocabulary, the data rows and
 /// the constructors.
 macro_rules! define_presets {
@@ -206,18 +207,18 @@ pub struct PresetRow {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct PresetOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     /// `os`, for the presets that take it.
     pub os: Option<OperatingSystem>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     /// `arch`, for the presets that take it.
     pub arch: Option<Architecture>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     /// `enableLibTorch` (appends `libTorch`), for the CUDA presets.
     pub enable_lib_torch: Option<bool>,
 }
@@ -225,11 +226,11 @@ pub struct PresetOptions {
 /// One preset with its default parameters, as listed by `presets()`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct NamedPreset {
     /// The preset.
     pub name: Preset,
-    #[cfg_attr(browser, tsify(type = "Required<Target>"))]
+    #[cfg_attr(feature = "typescript", tsify(type = "Required<Target>"))]
     /// Its target with default parameters.
     pub target: Target,
 }

@@ -13,12 +13,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct WebGpuCapabilities {
     /// Feature names, sorted (e.g. `shader-f16`).
     pub features: Vec<String>,
     /// Limits by name (e.g. `maxStorageBufferBindingSize`).
-    #[cfg_attr(browser, tsify(type = "Record<string, number>"))]
+    #[cfg_attr(feature = "typescript", tsify(type = "Record<string, number>"))]
     pub limits: LimitMap,
 }
 
@@ -28,14 +28,14 @@ pub struct WebGpuCapabilities {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 // Fields are named as in the JSON form (docs/SPEC.md); a doc comment
 // on one would change the published JSON Schema.
 #[allow(missing_docs)]
 pub struct WebGpuRequirements {
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub features: Vec<String>,
-    #[cfg_attr(browser, tsify(optional, type = "Record<string, number>"))]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "Record<string, number>"))]
     pub limits: LimitMap,
 }
 
@@ -140,8 +140,7 @@ impl LimitMap {
     /// when they are not (whoever cannot promise that collects them, which
     /// sorts): the browser probe's JS half sorts them, which keeps a sort
     /// out of the detect-only module.
-    #[cfg(any(browser, test))]
-    pub(crate) fn from_sorted(pairs: Vec<(String, u64)>) -> Option<Self> {
+    pub fn from_sorted(pairs: Vec<(String, u64)>) -> Option<Self> {
         pairs.windows(2).all(|pair| pair[0].0 < pair[1].0).then_some(LimitMap(pairs))
     }
 

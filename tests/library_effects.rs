@@ -13,14 +13,18 @@
 //! (`rust_api_child`) probes in processes through the library and finds
 //! every signal's disposition as it was.
 //!
-//! One exception, by design: the browser module (`src/wasm/`) sets its
-//! allocator and its panic hook. They are the browser module's own start
-//! (`wasm_bindgen(start)`), the module is a program of its own (a `.wasm`
-//! its JS glue instantiates, with nothing else in it), and the hook is how
-//! an instance that traps is replaced by a fresh one (src/wasm/api.rs).
+//! No exception in any library, for any target: the browser module
+//! (`backend-targets-browser`, `crates/browser/`) is a program, not a
+//! library (a `.wasm` its JS glue instantiates, with nothing else in it),
+//! and it alone of the workspace's crates but the binary sets an allocator
+//! and a panic hook, in its start (`wasm_bindgen(start)`,
+//! crates/browser/src/api.rs): the hook is how an instance that traps is
+//! replaced by a fresh one.
 //!
-//! And the core crate's own dependencies (outside the browser build) are
-//! data-only: no FFI, OS or argument-parsing crate (`core_dependencies_are_data_only`).
+//! And the core crate's dependencies are data-only and the same for every
+//! target: no FFI, OS or argument-parsing crate, no target-specific section
+//! (`core_dependencies_are_data_only`); the browser module's wasm-bindgen
+//! and tsify only behind its off-by-default feature `typescript`.
 
 use std::path::{Path, PathBuf};
 
@@ -53,8 +57,11 @@ const ALLOWED: &[(&str, &str, &str)] = &[(
     "the handlers `native::install_termination_handlers` installs when a program calls it (never the probe)",
 )];
 
-/// The browser module's files (the exception the module's doc explains).
-const BROWSER: &str = "src/wasm/";
+/// The browser module's source (a program: its start makes its choices).
+const BROWSER: &str = "crates/browser/src";
+
+/// The one file of the browser module that makes them (its start).
+const BROWSER_START: &str = "crates/browser/src/api.rs";
 
 /// Every `.rs` file under `dir`, sorted.
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -100,9 +107,6 @@ fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 fn the_library_source_has_no_process_wide_effect() {
     let mut found = Vec::new();
     for (name, text) in library_files() {
-        if name.starts_with(BROWSER) {
-            continue;
-        }
         for (line, code) in code_lines(&text) {
             for (word, why) in FORBIDDEN {
                 let allowed = ALLOWED.iter().any(|(file, allowed, _)| *file == name && allowed == word);
@@ -140,6 +144,46 @@ fn the_binary_makes_the_choices_the_library_leaves_to_it() {
 }
 
 #[test]
+fn the_browser_module_makes_its_choices_in_its_start_alone() {
+    // The library scan does not read the browser module (a program of its
+    // own); this proves that it is where the allocator, the start and the
+    // panic hook are, in its start's file only, and that no library file
+    // lives in it.
+    let mut files = Vec::new();
+    rust_files(&Path::new(ROOT).join(BROWSER), &mut files);
+    assert!(files.len() >= 4, "the scan found the browser module: {files:?}");
+    for word in ["#[global_allocator]", "wasm_bindgen(start", "set_hook"] {
+        let holders: Vec<String> = files
+            .iter()
+            .filter(|path| code_lines(&std::fs::read_to_string(path).unwrap()).any(|(_, code)| code.contains(word)))
+            .map(|path| path.strip_prefix(ROOT).unwrap().to_string_lossy().replace('\\', "/"))
+            .collect();
+        assert_eq!(holders, [BROWSER_START], "`{word}` in the browser module");
+    }
+    assert!(library_files().iter().all(|(name, _)| !name.starts_with(BROWSER)));
+}
+
+#[test]
+fn the_core_source_has_no_browser_build_of_its_own() {
+    // The core is one crate for every target: what the browser module needs
+    // of it is a feature (`typescript`, `plain-reader`, and the defaults it
+    // leaves off), never a `cfg` on the target or an alias for it.
+    let mut files = Vec::new();
+    rust_files(&Path::new(ROOT).join("src"), &mut files);
+    let mut found = Vec::new();
+    for path in &files {
+        for (line, code) in code_lines(&std::fs::read_to_string(path).unwrap()) {
+            for word in ["target_os = \"unknown\"", "cfg(browser", "(browser)", "detect_only", "wasm_bindgen(start"] {
+                if code.contains(word) {
+                    found.push(format!("{}:{line}: `{word}`", path.strip_prefix(ROOT).unwrap().display()));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "the core's source builds differently for the browser:\n{}", found.join("\n"));
+}
+
+#[test]
 fn the_termination_handlers_are_installed_only_by_a_program() {
     // The one library call of the installing function is the public
     // forwarder, native::install_termination_handlers, which nothing in the
@@ -157,7 +201,7 @@ fn the_termination_handlers_are_installed_only_by_a_program() {
 
 /// The edges: the only library files where `unsafe` may appear
 /// (ARCHITECTURE.md, "Where `unsafe` lives").
-const EDGES_WITH_UNSAFE: &[&str] = &["crates/native-probe/src/", "src/wasm/", "crates/cli/src/"];
+const EDGES_WITH_UNSAFE: &[&str] = &["crates/native-probe/src/", "crates/cli/src/"];
 
 #[test]
 fn the_core_has_no_unsafe() {
@@ -175,31 +219,88 @@ fn the_core_has_no_unsafe() {
     assert!(found.is_empty(), "`unsafe` in the core (it belongs to an edge):\n{}", found.join("\n"));
 }
 
-/// The core crate's dependencies outside the browser build: what it reads
-/// and writes data with, nothing that reaches the OS, loads libraries or
-/// parses a command line (those are the edges' crates').
+/// The core crate's dependencies: what it reads and writes data with,
+/// nothing that reaches the OS, loads libraries or parses a command line
+/// (those are the edges' crates'), and the same for every target: no
+/// `[target.…]` section at all. wasm-bindgen and tsify (the TypeScript
+/// types of the forms, which the orphan rule keeps in the core) are
+/// optional, enabled by the feature `typescript` alone, which no default
+/// turns on.
 #[test]
 fn core_dependencies_are_data_only() {
     const DATA_ONLY: &[&str] = &["serde", "serde_json", "thiserror", "half", "schemars"];
+    const TYPESCRIPT: &[&str] = &["tsify", "wasm-bindgen"];
     let manifest = std::fs::read_to_string(Path::new(ROOT).join("Cargo.toml")).unwrap();
     let mut section = String::new();
     let mut found = Vec::new();
+    let mut features = Vec::new();
     for line in manifest.lines() {
         let line = line.trim();
         if line.starts_with('[') {
             section = line.to_string();
+            assert!(
+                !section.starts_with("[target."),
+                "the core's Cargo.toml has a target-specific section, {section}: the core is the same for every target"
+            );
             continue;
         }
-        let browser_only =
-            section.contains(r#"target_arch = "wasm32", target_os = "unknown""#) && !section.contains("not(");
-        let dependencies = section == "[dependencies]"
-            || (section.starts_with("[target.") && section.ends_with(".dependencies]") && !browser_only);
-        if !dependencies || line.is_empty() || line.starts_with('#') {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if section == "[features]" {
+            features.push(line.to_string());
+        }
+        if section != "[dependencies]" {
             continue;
         }
         let name = line.split(['=', ' ']).next().unwrap();
         found.push(name.to_string());
-        assert!(DATA_ONLY.contains(&name), "the core depends on `{name}` ({section}): it belongs to an edge's crate");
+        if TYPESCRIPT.contains(&name) {
+            assert!(line.contains("optional = true"), "`{name}` is the browser module's: optional in the core");
+            continue;
+        }
+        assert!(DATA_ONLY.contains(&name), "the core depends on `{name}`: it belongs to an edge's crate");
     }
     assert!(found.iter().any(|name| name == "serde"), "the scan read the core's dependencies: {found:?}");
+    // Only `typescript` enables the browser module's two, and no default does.
+    for feature in &features {
+        let enables = TYPESCRIPT.iter().any(|name| feature.contains(&format!("dep:{name}")));
+        assert_eq!(enables, feature.starts_with("typescript ="), "the core's feature {feature}");
+        if feature.starts_with("default =") {
+            assert!(!feature.contains("typescript"), "the core's defaults: {feature}");
+        }
+    }
+    assert!(features.iter().any(|feature| feature.starts_with("typescript =")), "{features:?}");
+}
+
+/// The browser module's full builds (`planner-exports`, `verify`) give the
+/// core every default but `native-forms` (which no browser module serves),
+/// so that their answers are the command's; the detect-only one is the core
+/// without them. A default the browser crate forgot would change an answer
+/// (a probe report without `elapsedMs`) without a compile error.
+#[test]
+fn the_browser_modules_full_builds_have_the_cores_defaults() {
+    let core = std::fs::read_to_string(Path::new(ROOT).join("Cargo.toml")).unwrap();
+    let browser = std::fs::read_to_string(Path::new(ROOT).join("crates/browser/Cargo.toml")).unwrap();
+    // The quoted names of a `name = [...]` line.
+    let list = |manifest: &str, name: &str| -> Vec<String> {
+        let line = manifest.lines().find(|line| line.starts_with(&format!("{name} = ["))).unwrap_or_default();
+        line.split('"').skip(1).step_by(2).map(str::to_string).collect()
+    };
+    let mut defaults: Vec<String> = list(&core, "default").into_iter().filter(|f| f != "native-forms").collect();
+    defaults.sort();
+    assert!(defaults.len() >= 3, "the core's defaults: {defaults:?}");
+    for feature in ["planner-exports", "verify"] {
+        let mut given: Vec<String> = list(&browser, feature)
+            .into_iter()
+            .filter_map(|f| f.strip_prefix("backend-targets/").map(str::to_string))
+            .collect();
+        given.sort();
+        assert_eq!(given, defaults, "crates/browser's `{feature}`: the core's defaults but native-forms");
+    }
+    // The dependency itself leaves them off (the detect-only module), and
+    // asks for the module's own two.
+    let dependency = browser.lines().find(|line| line.starts_with("backend-targets = ")).unwrap();
+    assert!(dependency.contains("default-features = false"), "{dependency}");
+    assert!(dependency.contains("\"typescript\"") && dependency.contains("\"plain-reader\""), "{dependency}");
 }

@@ -11,12 +11,19 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The library's rlib beside this test (a cdylib crate type gives it no hash).
+/// The library's rlib beside this test (`libbackend_targets-<hash>.rlib`;
+/// the newest, should another feature set have left one there too).
 fn rlib() -> PathBuf {
     let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
-    let rlib = deps.join("libbackend_targets.rlib");
-    assert!(rlib.exists(), "no {}", rlib.display());
-    rlib
+    let rlib = std::fs::read_dir(&deps)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            let name = path.file_name().unwrap().to_string_lossy();
+            name.starts_with("libbackend_targets-") && name.ends_with(".rlib")
+        })
+        .max_by_key(|path| path.metadata().and_then(|m| m.modified()).ok());
+    rlib.unwrap_or_else(|| panic!("no libbackend_targets-*.rlib in {}", deps.display()))
 }
 
 fn tool(name: &str, args: &[&str], rlib: &PathBuf) -> String {

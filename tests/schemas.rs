@@ -2,9 +2,10 @@
 //! the Rust types, and every form's schema refers into it. The first needs
 //! schemars: run with `--features schema` (scripts/test.sh does; a plain
 //! `cargo test` lists it as ignored, saying so); set `UPDATE_SCHEMAS=1` to
-//! rewrite it after changing a type. The second runs in every build with a
-//! command (the browser build serves no native-only form).
-#![cfg(not(browser))]
+//! rewrite it after changing a type. The second runs with the feature
+//! `native-forms` (a default one; the browser module serves no native-only
+//! form).
+#![cfg(feature = "native-forms")]
 
 use backend_targets::SchemaName;
 use serde_json::Value;

@@ -6,9 +6,10 @@
 mod de;
 mod document;
 mod error;
-// The detect-only module's reader of `probe()`'s options (and its tests).
-#[cfg(any(test, detect_only))]
-pub(crate) mod plain;
+// The detect-only module's reader of `probe()`'s options (and its tests):
+// the browser module's (crates/browser), with the feature `plain-reader`.
+#[cfg(any(test, feature = "plain-reader"))]
+pub mod plain;
 
 /// For the service (`http/`), whose messages quote as the command's do.
 pub use crate::error::quoted_short;

@@ -16,14 +16,19 @@ use crate::error::{Error, ErrorCode, Result};
 /// value, a container by its kind only (no form read so has one inside).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Plain {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool(bool),
     /// A number and its JSON text (JavaScript's `String(value)`, which is
     /// what `JSON.stringify` writes): the text tells an integer that the
     /// strict reader would read whole from one it reads as a float.
     Number(f64, String),
+    /// A string.
     String(String),
+    /// An array (its items unread).
     Array,
+    /// An object (its fields come apart, as `Fields`).
     Object,
 }
 
@@ -151,7 +156,7 @@ fn article(type_name: &str) -> &'static str {
 /// Text that the host could not parse as JSON (in the browser, what
 /// `JSON.parse` said, or what `plainFields` says serde_json would): the
 /// strict reader's code, at the top level.
-#[cfg(any(test, detect_only))]
+#[cfg(any(test, feature = "plain-reader"))]
 pub fn not_json(why: &str) -> Error {
     Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {why}"))
 }
@@ -303,7 +308,7 @@ pub(crate) mod tests {
         }
     }
 
-    /// Issue 32, finding 5: JSON text as `plainFields` (src/wasm/plain.js)
+    /// Issue 32, finding 5: JSON text as `plainFields` (crates/browser/src/plain.js)
     /// hands it over, field by field in the text's order with each number's
     /// own text, reads as the strict reader reads the text: `5.0`, `1e2`,
     /// `-0`, `1e-400` and `4294967295.000` are `invalid-value`, a repeated key

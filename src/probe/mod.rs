@@ -4,10 +4,11 @@
 //! and how it decides a native target's accelerator and features; and
 //! `verify`, the verified WebGPU decision's workload, reference and rules. Pure data
 //! and the decisions on it (SPEC §3); the probes themselves are edges:
-//! `wasm::probe` in the browser build, `native` in native builds.
+//! the browser module's (crates/browser), and the native probe's crate
+//! (crates/native-probe) over `native` (the feature `native-forms`).
 
 pub mod verify;
 pub mod web;
 
-#[cfg(not(browser))]
+#[cfg(feature = "native-forms")]
 pub mod native;

@@ -2,10 +2,11 @@
 //! the options of `detect({ verify })`, the workload an adapter must compute
 //! (a short MLP: matmul + bias + ReLU layers at an inference-like size),
 //! its WebAssembly reference, the comparison of what the GPU answered with
-//! it, the speed rule and the verdict's report. The edge that runs the workload
-//! through wgpu and times both sides is `wasm::verify`; the cached
-//! verdicts, and the key that identifies an adapter and browser, are its JS
-//! half's (`src/wasm/verify.js`), which the other entries read too.
+//! it, the speed rule and the verdict's report. The edge that runs the
+//! workload through wgpu and times both sides is the browser module's
+//! `verify` (crates/browser); the cached verdicts, and the key that
+//! identifies an adapter and browser, are its JS half's
+//! (`crates/browser/src/verify.js`), which the other entries read too.
 
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -57,7 +58,7 @@ pub const NOT_HERE: &str = "verify is in 'backend-targets/verify'";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct VerifyOptions {
     /// The most the verification may take, in milliseconds; past it WebGPU
     /// is dropped (`verify-timeout`). Default 1000.
@@ -101,7 +102,7 @@ pub(crate) fn deserialize_verify<'de, D: Deserializer<'de>>(
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct Verification {
     /// The workload, in words (`"mlp 6x256x256, batch 8, 4 passes per readback"`).
     pub workload: String,
@@ -113,26 +114,26 @@ pub struct Verification {
     /// With `slower-than-wasm` found before the GPU finished, the time it
     /// had taken by then (a lower bound).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub gpu_ms: Option<f64>,
     /// The same pass computed in this module's WebAssembly, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub wasm_ms: Option<f64>,
     /// `gpuMs / wasmMs`: above `margin`, WebGPU is dropped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub ratio: Option<f64>,
     /// The margin `ratio` is held to (1.1).
     pub margin: f64,
     /// The largest error found, relative to the largest expected magnitude
     /// (`null` where a value was NaN or infinite: see `message`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub max_error: Option<f64>,
     /// Where it was: the output's flat index (row × 256 + column) and precision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub max_error_at: Option<String>,
     /// The tolerance of the `f32` path (1e-3; `f16`: 2e-2).
     pub tolerance: f64,

@@ -1,18 +1,18 @@
 //! The browser's half of the pair (SPEC §3): the WebGPU probe's options and
 //! report, and `resolve`, which decides the `wasm` target's `webGpu` feature
 //! from a report and carries the adapter's capabilities into the
-//! availability. Pure: the probe that fills a report lives in `wasm::probe`;
-//! the native half is `probe::native`.
+//! availability. Pure: the probe that fills a report lives in the browser
+//! module (crates/browser, `probe.rs`); the native half is `probe::native`.
 
 use serde::{Deserialize, Serialize};
 
-#[cfg(not(detect_only))]
+#[cfg(feature = "verdicts")]
 use super::verify::Verification;
 use super::verify::{self, VerifyOptions};
 use crate::availability::Availability;
-#[cfg(any(test, detect_only))]
+#[cfg(any(test, feature = "plain-reader"))]
 use crate::error::Result;
-#[cfg(any(test, detect_only))]
+#[cfg(any(test, feature = "plain-reader"))]
 use crate::json::plain::{self, Fields, Plain};
 use crate::target::Target;
 use crate::vocab::{BuildFeature, spelled_enum};
@@ -82,13 +82,13 @@ spelled_enum! {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct ProbeOptions {
     /// How long the whole probe may wait for an adapter (and a device), in
     /// milliseconds. Default 2000.
     pub timeout_ms: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     /// WebGPU's `powerPreference` hint; absent leaves the choice to the browser.
     pub power_preference: Option<PowerPreference>,
     /// Ask for a fallback (software) adapter only. Default false.
@@ -107,7 +107,7 @@ pub struct ProbeOptions {
     /// it; absent or `false`: no verification. Implies a device
     /// (`verifyDevice` asks for one alone).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "verify::deserialize_verify")]
-    #[cfg_attr(browser, tsify(optional, type = "boolean | Partial<VerifyOptions>"))]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "boolean | Partial<VerifyOptions>"))]
     #[cfg_attr(feature = "schema", schemars(schema_with = "verify_schema"))]
     pub verify: Option<VerifyOptions>,
 }
@@ -119,11 +119,11 @@ fn verify_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema 
     schemars::json_schema!({ "anyOf": [{ "type": "boolean" }, options] })
 }
 
-#[cfg(any(test, detect_only))]
+#[cfg(any(test, feature = "plain-reader"))]
 impl ProbeOptions {
     /// The fields' names, in the order serde's derive lists them (the
     /// `expected` of an unknown field).
-    pub(crate) const FIELDS: &'static [&'static str] =
+    pub const FIELDS: &'static [&'static str] =
         &["timeoutMs", "powerPreference", "forceFallbackAdapter", "verifyDevice", "allowFallbackAdapter", "verify"];
 
     /// The options from a value the host has parsed (`top`) and, for an
@@ -131,7 +131,7 @@ impl ProbeOptions {
     /// value's JSON text, with the same errors, without a JSON reader
     /// (`json::plain`). The browser's `probe()` and `detect()` read their
     /// options so.
-    pub(crate) fn from_plain(top: &Plain, fields: Fields<'_>) -> Result<Self> {
+    pub fn from_plain(top: &Plain, fields: Fields<'_>) -> Result<Self> {
         if *top != Plain::Object {
             return Err(plain::not_an_object("ProbeOptions", top));
         }
@@ -192,7 +192,7 @@ impl Default for ProbeOptions {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct AdapterInfo {
     /// `GPUAdapterInfo.vendor`.
     pub vendor: String,
@@ -208,7 +208,7 @@ pub struct AdapterInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct AdapterReport {
     /// What the adapter says of itself.
     pub info: AdapterInfo,
@@ -217,7 +217,7 @@ pub struct AdapterReport {
     /// Feature names in WebGPU spelling, sorted.
     pub features: Vec<String>,
     /// Limits by WebGPU name.
-    #[cfg_attr(browser, tsify(type = "Record<string, number>"))]
+    #[cfg_attr(feature = "typescript", tsify(type = "Record<string, number>"))]
     pub limits: LimitMap,
 }
 
@@ -232,7 +232,7 @@ impl AdapterReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct ProbeReport {
     /// Whether WebGPU is usable: `reason` is `adapter-available`.
     pub available: bool,
@@ -243,26 +243,26 @@ pub struct ProbeReport {
     /// Whether `navigator.gpu` exists.
     pub api_present: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     /// The adapter that answered, if one did.
     pub adapter: Option<AdapterReport>,
     /// With `verifyDevice`: whether a device was obtained.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
     pub device_verified: Option<bool>,
     /// With `verify`, once an adapter passed the other checks: what the
     /// verification measured and found (its verdict is `reason`).
     /// (Not in the detect-only module, which never verifies: the field's
     /// clone, drop and serializer were 0.6 KB of it gzipped.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(browser, tsify(optional))]
-    #[cfg(not(detect_only))]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
+    #[cfg(feature = "verdicts")]
     pub verification: Option<Verification>,
     /// The bound the probe ran under, in milliseconds.
     pub timeout_ms: u32,
     /// How long the probe took. (The detect-only module writes it itself,
-    /// last: see `wasm::probe::probe_and_answer`.)
-    #[cfg_attr(detect_only, serde(skip_serializing))]
+    /// last: see `probe_and_answer` in crates/browser/src/probe.rs.)
+    #[cfg_attr(not(feature = "elapsed-ms"), serde(skip_serializing))]
     pub elapsed_ms: f64,
 }
 
@@ -292,7 +292,7 @@ impl ProbeReport {
             api_present,
             adapter: None,
             device_verified: None,
-            #[cfg(not(detect_only))]
+            #[cfg(feature = "verdicts")]
             verification: None,
             timeout_ms,
             elapsed_ms: 0.0,
@@ -300,7 +300,7 @@ impl ProbeReport {
     }
 }
 
-#[cfg(not(detect_only))]
+#[cfg(feature = "verdicts")]
 impl ProbeReport {
     /// The report with a verification's verdict: kept (`verified`) or
     /// dropped with its reason, the verdict's sentence and its figures.
@@ -324,7 +324,7 @@ impl ProbeReason {
 
 /// A verification's verdict: the reason, the sentence and the figures (what
 /// the cache keeps).
-#[cfg(not(detect_only))]
+#[cfg(feature = "verdicts")]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WebGpuVerdict {
@@ -336,7 +336,7 @@ pub struct WebGpuVerdict {
     pub verification: Verification,
 }
 
-#[cfg(not(detect_only))]
+#[cfg(feature = "verdicts")]
 impl WebGpuVerdict {
     /// The verdict `reason`, with `detail` (the stop's own words, if any),
     /// said of the adapter `adapter` describes.
@@ -361,7 +361,7 @@ impl WebGpuVerdict {
 /// One feature the probe decided.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 #[non_exhaustive]
 pub struct FeatureChange {
     /// The feature decided.
@@ -378,18 +378,18 @@ pub struct FeatureChange {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(browser, derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 #[non_exhaustive]
 pub struct Resolution {
     /// The target as given.
-    #[cfg_attr(browser, tsify(type = "Required<Target>"))]
+    #[cfg_attr(feature = "typescript", tsify(type = "Required<Target>"))]
     pub declared: Target,
     /// The target after the probe (`webGpu` dropped unless an adapter answered).
-    #[cfg_attr(browser, tsify(type = "Required<Target>"))]
+    #[cfg_attr(feature = "typescript", tsify(type = "Required<Target>"))]
     pub effective: Target,
     /// The effective availability, with the adapter's WebGPU capabilities
     /// when `webGpu` was kept (so planning can gate capsules on them).
-    #[cfg_attr(browser, tsify(type = "Required<Availability>"))]
+    #[cfg_attr(feature = "typescript", tsify(type = "Required<Availability>"))]
     pub availability: Availability,
     /// One entry per feature the probe decided (only `webGpu` is).
     pub changes: Vec<FeatureChange>,

@@ -1,7 +1,7 @@
-// The JavaScript halves of the binding layer, on their own: src/wasm/boundary.js
-// (a JS value to JSON text, refusing what JSON cannot carry), src/wasm/plain.js
+// The JavaScript halves of the binding layer, on their own: crates/browser/src/boundary.js
+// (a JS value to JSON text, refusing what JSON cannot carry), crates/browser/src/plain.js
 // (JSON text handed to the detect-only module field by field) and
-// src/wasm/probe.js (what the probe reads off a GPUAdapter and the name it
+// crates/browser/src/probe.js (what the probe reads off a GPUAdapter and the name it
 // gives it in messages, the capture of
 // wgpu's requestAdapter() call and the early request it can take, the device
 // check, the timer and the clock). The package suites
@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './common.mjs';
 
-const boundary = await import(pathToFileURL(join(ROOT, 'src', 'wasm', 'boundary.js')));
-const probe = await import(pathToFileURL(join(ROOT, 'src', 'wasm', 'probe.js')));
-const plain = await import(pathToFileURL(join(ROOT, 'src', 'wasm', 'plain.js')));
+const boundary = await import(pathToFileURL(join(ROOT, 'crates', 'browser', 'src', 'boundary.js')));
+const probe = await import(pathToFileURL(join(ROOT, 'crates', 'browser', 'src', 'probe.js')));
+const plain = await import(pathToFileURL(join(ROOT, 'crates', 'browser', 'src', 'plain.js')));
 
 describe('boundary.js: jsonText', () => {
   test('plain values are JSON.stringify', () => {
@@ -464,7 +464,7 @@ describe('probe.js: requestEarly (the browser entry asks for an adapter while th
       }
     }
   }
-  /** One probe's request as src/wasm/probe.rs makes it: capture, wgpu's call, release. */
+  /** One probe's request as crates/browser/src/probe.rs makes it: capture, wgpu's call, release. */
   function probeRequest(gpu, options) {
     const capture = probe.captureRequest(gpu);
     const returned = gpu.requestAdapter(options);
@@ -555,7 +555,7 @@ describe('boundary.js: escapeHidden', () => {
 });
 
 describe('verify.js: the guard around wgpu\'s adapter and device, and the kept verdicts', async () => {
-  const verify = await import(pathToFileURL(join(ROOT, 'src', 'wasm', 'verify.js')));
+  const verify = await import(pathToFileURL(join(ROOT, 'crates', 'browser', 'src', 'verify.js')));
 
   test('captureRequest hands wgpu wrap(answer) and keeps the answer itself for the probe', async () => {
     const adapter = { features: new Set(), limits: {} };

@@ -25,8 +25,8 @@ test('pkg/node.js needs no init call and re-exports the browser entry, `wasm` fo
 });
 
 test('every malformed request is refused with the native command\'s message, word for word', () => {
-  // The browser module's serde_json is built without `std` (Cargo.toml), the
-  // command's with it: the JSON syntax errors must still read the same.
+  // The browser module's serde_json is built without `std` (the core's
+  // Cargo.toml), the native command's with it (crates/cli/Cargo.toml): the JSON syntax errors must still read the same.
   const corpus = malformedCases();
   assert.ok(corpus.length >= 50);
   for (const m of corpus) {

@@ -223,7 +223,7 @@ test('the detect-only module reads options as the full package does, error for e
 });
 
 // The detect-only module writes `elapsedMs` itself, without serde_json's
-// float writer (src/wasm/probe.rs, with_elapsed): the same keys in the same
+// float writer (crates/browser/src/probe.rs, with_elapsed): the same keys in the same
 // order as the full package's answers, and a number of whole microseconds.
 test('the detect-only module answers with the full package\'s keys, in order, elapsedMs last and in microseconds', async () => {
   const small = await import(`${pathToFileURL(join(ROOT, 'pkg', 'detect.js')).href}?elapsed`);

@@ -19,7 +19,7 @@ import { ROOT } from './common.mjs';
 
 const SCRIPT = join(ROOT, 'scripts', 'wasm-names.mjs');
 const GLUE_MODULE = './backend_targets_bg.js';
-const SNIPPET = './snippets/backend-targets-0123456789abcdef/src/wasm/probe.js';
+const SNIPPET = './snippets/backend-targets-browser-0123456789abcdef/src/probe.js';
 
 // Two glue imports (one of them imported twice), one snippet import, and
 // exports of both kinds: the API's (`memory`, `probe`, `plan`, a test hook)
@@ -83,7 +83,7 @@ function fixture(glue = GLUE) {
   module.dispose();
   writeFileSync(join(dir, 'glue.js'), glue);
   writeFileSync(join(dir, 'glue.d.ts'), TYPES);
-  mkdirSync(join(dir, 'snippets', 'backend-targets-0123456789abcdef', 'src', 'wasm'), { recursive: true });
+  mkdirSync(join(dir, 'snippets', 'backend-targets-browser-0123456789abcdef', 'src'), { recursive: true });
   writeFileSync(join(dir, SNIPPET), 'export function requestEarly() { return 5; }\n');
   return dir;
 }

@@ -1,5 +1,5 @@
 // The JavaScript half of the detect-only module's direct reader
-// (src/json/plain.rs, src/wasm/api.rs `read_plain`): JSON text parsed here,
+// (the core's src/json/plain.rs, src/api.rs `read_plain`): JSON text parsed here,
 // then handed to the module flat, field by field, so that the module holds no
 // JSON reader. Only the detect-only module imports it (the full package reads
 // its options with the strict reader).

@@ -16,14 +16,14 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::probe::{get, now_ms, within};
-use crate::json::{from_json, to_json};
-use crate::probe::verify::{
+use backend_targets::probe::verify::{
     F16_TOLERANCE, F32_TOLERANCE, LAYERS, PASSES, ROWS, SPEED_MARGIN, Verification, VerifyCache, VerifyOptions,
     VerifyPrecision, WIDTH, Workload, compare, shader, slower_than_wasm, workload_text,
 };
-use crate::probe::web::{ProbeReason, ProbeReport, WebGpuVerdict};
+use backend_targets::probe::web::{ProbeReason, ProbeReport, WebGpuVerdict};
+use backend_targets::{FromJsonText, ToJsonText};
 
-#[wasm_bindgen(module = "/src/wasm/verify.js")]
+#[wasm_bindgen(module = "/src/verify.js")]
 extern "C" {
     /// A fresh record of faults (`{}`).
     #[wasm_bindgen(js_name = newFaults)]
@@ -75,12 +75,12 @@ pub(super) async fn verified(
     faults: &JsValue,
 ) -> ProbeReport {
     let Some(described) = report.adapter.as_ref() else { return report };
-    let key = verdict_key(&to_json(described), options.precision.as_str());
+    let key = verdict_key(&described.to_json_text(), options.precision.as_str());
     let cache = options.cache.as_str();
     if options.cache != VerifyCache::None
         && let Ok(text) = JsFuture::from(cached_verdict(cache, &key)).await
         && let Some(text) = text.as_string()
-        && let Ok(mut verdict) = from_json::<WebGpuVerdict>(&text)
+        && let Ok(mut verdict) = WebGpuVerdict::from_json_text(&text)
         && verdict.verification.adapter_key == key
     {
         verdict.verification.cached = true;
@@ -108,7 +108,7 @@ pub(super) async fn verified(
     let verification = figures.into_verification(options, key.clone(), now_ms() - started);
     let verdict = WebGpuVerdict::new(reason, &message, &report.message, verification);
     if options.cache != VerifyCache::None && verdict.reason.is_lasting() {
-        keep_verdict(cache, &key, &to_json(&verdict));
+        keep_verdict(cache, &key, &verdict.to_json_text());
     }
     report.with_verdict(verdict)
 }

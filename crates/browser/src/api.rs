@@ -13,10 +13,10 @@ use js_sys::JSON;
 use js_sys::{Array, JsString, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use crate::error::{Error, ErrorCode};
+use backend_targets::Limits;
 #[cfg(detect_only)]
-use crate::json::plain::{self, Fields, Plain};
-use crate::limits::Limits;
+use backend_targets::json::plain::{self, Fields, Plain};
+use backend_targets::{Error, ErrorCode};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_ERROR: &str = r#"
@@ -134,7 +134,7 @@ pub(crate) fn js_error(mut error: Error) -> JsValue {
     js.into()
 }
 
-#[wasm_bindgen(module = "/src/wasm/boundary.js")]
+#[wasm_bindgen(module = "/src/boundary.js")]
 extern "C" {
     /// `JSON.stringify` with a replacer that turns functions, symbols, BigInts
     /// and non-finite numbers into null: a string, or `undefined` where JSON
@@ -163,7 +163,7 @@ extern "C" {
 }
 
 #[cfg(detect_only)]
-#[wasm_bindgen(module = "/src/wasm/plain.js")]
+#[wasm_bindgen(module = "/src/plain.js")]
 extern "C" {
     /// JSON text parsed for the direct reader, flat (see `read_plain`), or
     /// why it is not JSON that the strict reader accepts (a string).

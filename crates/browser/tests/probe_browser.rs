@@ -20,12 +20,13 @@
 //! its `requestDevice` replaced.
 //!
 //! Run in Chromium by wasm-bindgen-test-runner (see scripts/test-browser.sh):
-//!   CHROMEDRIVER=/usr/bin/chromedriver cargo test --target wasm32-unknown-unknown --test probe_browser
+//!   CHROMEDRIVER=/usr/bin/chromedriver cargo test -p backend-targets-browser --target wasm32-unknown-unknown \
+//!     --test probe_browser
 //! with the browser's flags in webdriver.json (Chromium needs
 //! `--enable-unsafe-webgpu` to expose an adapter headless).
 #![cfg(browser)]
 
-use backend_targets::wasm::probe;
+use backend_targets_browser::probe;
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};

@@ -1,4 +1,4 @@
-// The JavaScript half of the verification (src/wasm/verify.rs): the guard
+// The JavaScript half of the verification (src/verify.rs): the guard
 // around the adapter and device wgpu is given, and the verdicts kept.
 //
 // The guard. wgpu calls WebGPU's methods without catching: a call that

@@ -5,12 +5,12 @@
 use wasm_bindgen::prelude::*;
 
 use super::api::{js_error, json_text, text_from_js, to_js};
-use crate::error::{Error, ErrorCode};
-use crate::json::{from_json, to_json};
-use crate::limits::Limits;
-use crate::schema::SchemaName;
-use crate::target::{Preset, PresetOptions, Target, preset_table, presets as all_presets};
-use crate::text::{self, parse_target};
+use backend_targets::Limits;
+use backend_targets::SchemaName;
+use backend_targets::parse_target;
+use backend_targets::{Error, ErrorCode};
+use backend_targets::{FromJsonText, PlanOptions, ToJsonText};
+use backend_targets::{Preset, PresetOptions, Target, preset_table, presets as all_presets};
 
 /// A required argument as JSON text of at most `max_bytes`: `missing-field`,
 /// naming `what`, when it is `undefined`.
@@ -27,10 +27,10 @@ pub(crate) fn target_from(value: &JsValue) -> Result<Target, Error> {
 fn build_preset(preset: Preset, options: &JsValue) -> Result<JsValue, JsValue> {
     let options: PresetOptions = match json_text(options, true, Limits::CEILING.request_bytes).map_err(js_error)? {
         None => PresetOptions::default(),
-        Some(text) => from_json(&text).map_err(js_error)?,
+        Some(text) => PresetOptions::from_json_text(&text).map_err(js_error)?,
     };
     let target = preset.build(&options).map_err(js_error)?;
-    Ok(to_js(&to_json(&target)))
+    Ok(to_js(&target.to_json_text()))
 }
 
 /// The edge's expansion of `preset_table!`: one JS function per preset, its
@@ -72,7 +72,7 @@ preset_table!(preset_functions);
 /// The 13 presets with default parameters, in the seed's order.
 #[wasm_bindgen(unchecked_return_type = "NamedPreset[]")]
 pub fn presets() -> JsValue {
-    to_js(&to_json(&all_presets()))
+    to_js(&all_presets().to_json_text())
 }
 
 /// Validates a Target (an object, or JSON text) and returns it with defaults filled in.
@@ -81,13 +81,13 @@ pub fn parse_target_js(
     #[wasm_bindgen(unchecked_param_type = "Target | string")] value: JsValue,
 ) -> Result<JsValue, JsValue> {
     let target = target_from(&value).map_err(js_error)?;
-    Ok(to_js(&to_json(&target)))
+    Ok(to_js(&target.to_json_text()))
 }
 
 /// Validates a target, then answers `derive(target)` as a plain JS value.
-fn about_target<T: serde::Serialize>(target: &JsValue, derive: impl FnOnce(&Target) -> T) -> Result<JsValue, JsValue> {
+fn about_target<T: ToJsonText>(target: &JsValue, derive: impl FnOnce(&Target) -> T) -> Result<JsValue, JsValue> {
     let target = target_from(target).map_err(js_error)?;
-    Ok(to_js(&to_json(&derive(&target))))
+    Ok(to_js(&derive(&target).to_json_text()))
 }
 
 /// The target's devices: `cpu`, then its accelerator's device.
@@ -108,13 +108,6 @@ pub fn declared_availability(
     #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,
 ) -> Result<JsValue, JsValue> {
     about_target(&target, |target| target.declared_availability())
-}
-
-/// The options of `plan` and `planJson`.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
-struct PlanOptions {
-    limits: Limits,
 }
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -139,7 +132,7 @@ fn plan_options(options: &JsValue) -> Result<Limits, JsValue> {
     match json_text(options, true, Limits::CEILING.request_bytes).map_err(js_error)? {
         None => Ok(Limits::DEFAULT),
         Some(text) => {
-            let options: PlanOptions = from_json(&text).map_err(|e| js_error(e.under("options")))?;
+            let options = PlanOptions::from_json_text(&text).map_err(|e| js_error(e.under("options")))?;
             options.limits.validate("options.limits").map_err(js_error)?;
             Ok(options.limits)
         }
@@ -178,13 +171,13 @@ pub fn plan_json(
 }
 
 fn plan_text(text: &str, limits: &Limits) -> Result<String, JsValue> {
-    text::plan_json(text, limits).map(|(_, json)| json).map_err(js_error)
+    backend_targets::plan_json(text, limits).map(|(_, json)| json).map_err(js_error)
 }
 
 /// The built-in catalog: a `reference` capsule on `cpu` for every op.
 #[wasm_bindgen(js_name = referenceCapsules, unchecked_return_type = "Required<KernelCapsule>[]")]
 pub fn reference_capsules() -> JsValue {
-    to_js(&to_json(&crate::capsule::reference_capsules()))
+    to_js(&backend_targets::reference_capsules().to_json_text())
 }
 
 #[wasm_bindgen(typescript_custom_section)]

@@ -1,4 +1,4 @@
-// The JavaScript half of the browser probe (src/wasm/probe.rs): reads what a
+// The JavaScript half of the browser probe (src/probe.rs): reads what a
 // GPUAdapter offers, in WebGPU spelling, as a plain object that the module
 // takes as it is (no JSON). One call instead of some eighty property reads
 // across the boundary.
@@ -211,7 +211,7 @@ export function captureRequest(gpu, wrap) {
   if (typeof original !== 'function') throw new TypeError('navigator.gpu.requestAdapter is not a function');
   const capture = { original, own: Object.hasOwn(gpu, 'requestAdapter'), called: false, threw: false, answer: undefined };
   // What wgpu is handed: the answer, or `wrap(answer)` (a verification's
-  // guarded adapter, src/wasm/verify.js); the probe reads the answer itself.
+  // guarded adapter, src/verify.js); the probe reads the answer itself.
   const handed = () => (typeof wrap === 'function' ? wrap(capture.answer) : capture.answer);
   gpu.requestAdapter = function requestAdapter(options) {
     capture.called = true;

@@ -1,13 +1,13 @@
-//! The binding layer (`backend_targets::wasm`) called from Rust with
+//! The binding layer (`backend_targets_browser`) called from Rust with
 //! `JsValue` inputs, in a real JavaScript engine: presets, the declaration
 //! functions, plan (plannable and not), planJson, schemas, and the thrown
 //! `Error`s with their `code`, `path` and `expected` properties.
 //!
 //! Run under Node by wasm-bindgen-test-runner (see .cargo/config.toml):
-//!   cargo test --target wasm32-unknown-unknown --test wasm_bindings
+//!   cargo test -p backend-targets-browser --target wasm32-unknown-unknown --test wasm_bindings
 #![cfg(browser)]
 
-use backend_targets::wasm as api;
+use backend_targets_browser as api;
 use js_sys::{Array, BigInt, Function, JSON, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -15,7 +15,7 @@ use wasm_bindgen_test::wasm_bindgen_test;
 /// A golden output of the native command, without its final newline.
 macro_rules! golden {
     ($name:literal) => {
-        include_str!(concat!("vectors/cli/", $name, ".out")).trim_end_matches('\n')
+        include_str!(concat!("../../../tests/vectors/cli/", $name, ".out")).trim_end_matches('\n')
     };
 }
 
@@ -132,7 +132,7 @@ fn declaration_functions_take_a_target_object_or_text() {
         stringify(&api::providers(target).unwrap()),
         r#"["reference","torchLean","nativeCuda","cuBLAS","cuFFT","libTorch"]"#
     );
-    let text = JsValue::from_str(include_str!("vectors/targets/custom.json"));
+    let text = JsValue::from_str(include_str!("../../../tests/vectors/targets/custom.json"));
     let parsed = api::parse_target_js(text.clone()).unwrap();
     assert_eq!(stringify(&api::declared_availability(parsed).unwrap()), golden!("availability-stdin"));
     assert_eq!(stringify(&api::declared_availability(text).unwrap()), golden!("availability-stdin"));
@@ -147,7 +147,7 @@ fn declaration_functions_take_a_target_object_or_text() {
 
 #[wasm_bindgen_test]
 fn plan_of_a_plannable_request_matches_the_command() {
-    let request = include_str!("vectors/requests/default-explained.json");
+    let request = include_str!("../../../tests/vectors/requests/default-explained.json");
     let result = api::plan(parse(request), JsValue::UNDEFINED).unwrap();
     assert_eq!(get(&result, "ok"), JsValue::TRUE);
     assert_eq!(stringify(&result), golden!("plan-default-explained"));
@@ -161,7 +161,7 @@ fn plan_of_a_plannable_request_matches_the_command() {
 
 #[wasm_bindgen_test]
 fn plan_of_an_unplannable_request_returns_ok_false_not_an_error() {
-    let request = include_str!("vectors/requests/unplannable.json");
+    let request = include_str!("../../../tests/vectors/requests/unplannable.json");
     let result = api::plan(parse(request), JsValue::UNDEFINED).expect("not plannable is data, not an exception");
     assert_eq!(get(&result, "ok"), JsValue::FALSE);
     assert!(get(&result, "kernels").is_undefined());

@@ -34,14 +34,14 @@ use super::api::js_error;
 #[cfg(not(detect_only))]
 use super::api::to_js;
 #[cfg(not(detect_only))]
-use crate::json::from_json;
-use crate::json::to_json;
-use crate::limits::Limits;
-use crate::probe::web::{
+use backend_targets::FromJsonText;
+use backend_targets::Limits;
+use backend_targets::Target;
+use backend_targets::ToJsonText;
+use backend_targets::probe::web::{
     AdapterInfo, AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report,
 };
-use crate::target::Target;
-use crate::webgpu::LimitMap;
+use backend_targets::webgpu::LimitMap;
 
 pub(super) fn get(object: &JsValue, key: &str) -> JsValue {
     Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
@@ -51,7 +51,7 @@ fn absent(value: &JsValue) -> bool {
     value.is_undefined() || value.is_null()
 }
 
-#[wasm_bindgen(module = "/src/wasm/probe.js")]
+#[wasm_bindgen(module = "/src/probe.js")]
 extern "C" {
     /// Info, features and limits of a `GPUAdapter` (an `AdapterReport`,
     /// flat: see `adapterFields`) within the given bounds; throws an Error
@@ -475,7 +475,7 @@ fn probe_options(options: &JsValue) -> Result<ProbeOptions, JsValue> {
     }
     #[cfg(not(detect_only))]
     let read = super::api::json_text(options, true, Limits::CEILING.request_bytes)
-        .and_then(|text| text.map(|text| from_json(&text)).transpose());
+        .and_then(|text| text.map(|text| ProbeOptions::from_json_text(&text)).transpose());
     #[cfg(detect_only)]
     let read = super::api::read_plain(options, Limits::CEILING.request_bytes, ProbeOptions::from_plain);
     Ok(read.map_err(js_error)?.unwrap_or_default())
@@ -496,8 +496,8 @@ async fn probe_and_answer(options: JsValue, answer: Answer, started: f64) -> Res
     let options = probe_options(&options)?;
     let report = run_probe_from(&options, started).await;
     let text = match answer {
-        Answer::Report => to_json(&report),
-        Answer::Resolution => to_json(&resolve_report(&Target::wasm(), &report)),
+        Answer::Report => report.to_json_text(),
+        Answer::Resolution => resolve_report(&Target::wasm(), &report).to_json_text(),
     };
     // The detect-only module's serializer leaves `elapsedMs` out (serde_json's
     // shortest-float writer was some 2 KB of the module): its JS half reads
@@ -526,8 +526,8 @@ pub fn resolve(
     let target = super::planning::target_from(&target).map_err(js_error)?;
     let report =
         super::planning::required(&report, "a probe report", Limits::CEILING.request_bytes).map_err(js_error)?;
-    let report: ProbeReport = from_json(&report).map_err(|e| js_error(e.under("report")))?;
-    Ok(to_js(&to_json(&resolve_report(&target, &report))))
+    let report = ProbeReport::from_json_text(&report).map_err(|e| js_error(e.under("report")))?;
+    Ok(to_js(&resolve_report(&target, &report).to_json_text()))
 }
 
 /// `probe(options)`, then `resolve(wasm(), report)`.

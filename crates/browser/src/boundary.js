@@ -1,4 +1,4 @@
-// The JavaScript half of the boundary (src/wasm/api.rs): a JS value becomes
+// The JavaScript half of the boundary (src/api.rs): a JS value becomes
 // JSON text in one call, without crossing into the module for every key.
 //
 // JSON.stringify would silently drop a function or a symbol property, print a
@@ -10,7 +10,7 @@
 // reading about as much of it as the limit allows (never copied whole).
 //
 // Also the module's news of its own end: a panic or a failed allocation
-// (src/wasm/api.rs) makes wasm-bindgen's glue start a fresh instance on the
+// (src/api.rs) makes wasm-bindgen's glue start a fresh instance on the
 // next call, and `instanceLost` tells the package's entries and the probes
 // waiting in the old instance.
 
@@ -100,7 +100,7 @@ export function loneSurrogate(text) {
 let outOfMemory = false;
 const lossListeners = new Set();
 
-/** Called by the module just before it traps (src/wasm/api.rs): after a panic,
+/** Called by the module just before it traps (src/api.rs): after a panic,
  *  or an allocation its memory cannot hold (`memory`). wasm-bindgen's glue
  *  swaps in a fresh instance on the next call; the listeners (the probes
  *  waiting in this instance) are told once the trap has unwound. */

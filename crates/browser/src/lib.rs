@@ -1,0 +1,33 @@
+//! The browser module of backend-targets (wasm32-unknown-unknown; empty for
+//! every other target): the JavaScript boundary (`api`, with its JS half
+//! `boundary.js`), the planner's exports (`planning`) and the WebGPU probe
+//! through wgpu (`probe`, with its JS half `probe.js`), and with the feature
+//! `verify` the verified decision (`verify`, with its JS half `verify.js`:
+//! the workload run through wgpu, the cached verdicts). Without the features
+//! `planner-exports` and `verify`, the module exports only `probe` and
+//! `detect`: the detect-only module of `backend-targets/detect`. Every
+//! answer is the core's (`backend-targets`), which this crate only carries
+//! across the boundary; scripts/build.sh makes the npm package's modules of
+//! it (`pkg-template/` holds their entries).
+//!
+//! The module is a program of its own (a `.wasm` its JS glue instantiates,
+//! with nothing else in it), so it makes its process-wide choices, in its
+//! start (`wasm_bindgen(start)`, src/api.rs): its allocator (talc, behind
+//! the hook that starts a fresh instance when an allocation fails;
+//! BENCHMARKS.md, "The allocator") and its panic hook, which is how an
+//! instance that traps is replaced by a fresh one for the next call. The
+//! core sets neither (tests/library_effects.rs).
+
+#[cfg(browser)]
+mod api;
+#[cfg(all(browser, feature = "planner-exports"))]
+mod planning;
+#[cfg(browser)]
+mod probe;
+#[cfg(all(browser, feature = "verify"))]
+mod verify;
+
+#[cfg(all(browser, feature = "planner-exports"))]
+pub use planning::*;
+#[cfg(browser)]
+pub use probe::*;
