@@ -14,13 +14,13 @@ include!("src/schema_forms.rs");
 /// a build without the feature `native-forms` (the browser module's) embeds
 /// alone, and, with it, `defs.packed`: `defs.shared` and what only the
 /// native probe's forms reach (`defs.native`), joined by a comma, packed
-/// (src/packed.rs).
+/// (src/schema_packing.rs).
 fn embed_schema_definitions() {
     use serde_json::{Map, Value};
     let source = "schemas/defs.json";
     println!("cargo::rerun-if-changed={source}");
     println!("cargo::rerun-if-changed=src/schema_forms.rs");
-    println!("cargo::rerun-if-changed=src/packed.rs");
+    println!("cargo::rerun-if-changed=src/schema_packing.rs");
     let text = std::fs::read_to_string(source).expect("schemas/defs.json");
     let definitions: Map<String, Value> = serde_json::from_str(&text).expect("schemas/defs.json is an object");
     let roots = |forms: &[&str]| forms.iter().map(|form| form.to_string()).collect();
@@ -36,17 +36,17 @@ fn embed_schema_definitions() {
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
     let write = |name: &str, text: String| std::fs::write(Path::new(&out).join(name), text).expect("write");
     let (shared, native) = (body(&|name| !native_only.contains(name)), body(&|name| native_only.contains(name)));
-    // The command's copy: both parts in one packed text (src/packed.rs), and
+    // The command's copy: both parts in one packed text (src/schema_packing.rs), and
     // where the shared part ends.
     let both = format!("{shared},{native}");
     let packed = pack(both.as_bytes());
-    assert_eq!(unpack(&packed), both, "src/packed.rs: the round trip of the schema definitions");
+    assert_eq!(unpack(&packed), both, "src/schema_packing.rs: the round trip of the schema definitions");
     std::fs::write(Path::new(&out).join("defs.packed"), packed).expect("write");
     write("defs.shared_bytes", shared.len().to_string());
     write("defs.shared", shared);
 }
 
-include!("src/packed.rs");
+include!("src/schema_packing.rs");
 
 /// The definitions reachable from `roots` through `#/$defs/…` references.
 fn reachable(definitions: &serde_json::Map<String, serde_json::Value>, roots: Vec<String>) -> Vec<String> {

@@ -46,7 +46,7 @@
 //! serializer writes `elapsedMs`), `hidden-escapes` (default: a quoted value
 //! writes the characters that reorder a line `\uXXXX`), `schema` (JSON
 //! Schemas by schemars), and, for the browser module only, `typescript` (the
-//! forms' TypeScript types, tsify) and `plain-reader` (`json::plain`, the
+//! forms' TypeScript types, tsify) and `direct-reader` (`json::direct`, the
 //! detect-only module's reader of `probe()`'s options).
 
 // The core: no JS, wgpu or OS types.
@@ -63,7 +63,7 @@ mod request;
 mod schema;
 mod spelling;
 mod target;
-mod text;
+mod entry_points;
 pub mod vocab;
 pub mod webgpu;
 
@@ -83,7 +83,7 @@ pub use plan_result::{PlanMode, PlanResult};
 pub use request::{PlanRequest, plan};
 pub use schema::SchemaName;
 pub use target::{NamedPreset, OptionSpelling, Preset, PresetOptions, PresetParameters, Target, presets};
-pub use text::{FromJsonText, ToJsonText, parse_availability, parse_plan_request, parse_target, plan_json};
+pub use entry_points::{FromJsonText, ToJsonText, parse_availability, parse_plan_request, parse_target, plan_json};
 
 // No process-wide effect: the library sets no global allocator, exports no
 // C symbol, adds no loader constructor, panic hook or signal handler, in any

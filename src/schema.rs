@@ -32,7 +32,7 @@ include!("schema_forms.rs");
 const SHARED_DEFINITIONS: &str = include_str!(concat!(env!("OUT_DIR"), "/defs.shared"));
 
 /// The command's copy: the shared definitions, a comma and those only the
-/// native probe's forms use, packed (src/packed.rs: 23.6 KB of text in
+/// native probe's forms use, packed (src/schema_packing.rs: 23.6 KB of text in
 /// some 9 KB of the module, which is judged by its raw bytes).
 #[cfg(feature = "native-forms")]
 const PACKED_DEFINITIONS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/defs.packed"));
@@ -42,7 +42,7 @@ const PACKED_DEFINITIONS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/defs
 const SHARED_BYTES: usize = include!(concat!(env!("OUT_DIR"), "/defs.shared_bytes"));
 
 #[cfg(feature = "native-forms")]
-include!("packed.rs");
+include!("schema_packing.rs");
 
 const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
 

@@ -166,7 +166,7 @@ fn the_browser_module_makes_its_choices_in_its_start_alone() {
 #[test]
 fn the_core_source_has_no_browser_build_of_its_own() {
     // The core is one crate for every target: what the browser module needs
-    // of it is a feature (`typescript`, `plain-reader`, and the defaults it
+    // of it is a feature (`typescript`, `direct-reader`, and the defaults it
     // leaves off), never a `cfg` on the target or an alias for it.
     let mut files = Vec::new();
     rust_files(&Path::new(ROOT).join("src"), &mut files);
@@ -302,5 +302,5 @@ fn the_browser_modules_full_builds_have_the_cores_defaults() {
     // asks for the module's own two.
     let dependency = browser.lines().find(|line| line.starts_with("backend-targets = ")).unwrap();
     assert!(dependency.contains("default-features = false"), "{dependency}");
-    assert!(dependency.contains("\"typescript\"") && dependency.contains("\"plain-reader\""), "{dependency}");
+    assert!(dependency.contains("\"typescript\"") && dependency.contains("\"direct-reader\""), "{dependency}");
 }

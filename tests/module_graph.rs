@@ -243,7 +243,7 @@ fn the_scan_sees_the_layers_it_must() {
         (name.as_str(), dollar_crate_modules(&body).into_iter().collect::<Vec<_>>()),
         ("m", vec!["a".into(), "b".into()])
     );
-    assert!(uses("text", "request") && uses("planner", "capsule") && uses("probe", "webgpu"));
+    assert!(uses("entry_points", "request") && uses("planner", "capsule") && uses("probe", "webgpu"));
     assert!(!graph.contains_key("wasm"), "the browser module is a crate of its own (crates/browser)");
     assert!(graph.len() >= 18, "{} modules", graph.len());
     // The reader itself, on the forms it must read.

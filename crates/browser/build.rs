@@ -10,7 +10,7 @@ fn main() {
         // The detect-only module (`backend-targets/detect`): neither the
         // planner's exports nor the verification, and so without the strict
         // JSON reader (its options are read directly, the core's
-        // `plain-reader`).
+        // `direct-reader`).
         detect_only: { all(target_arch = "wasm32", target_os = "unknown", not(feature = "planner-exports"), not(feature = "verify")) },
     }
     // The module's memory stops at 2 GiB (see the allocator in src/api.rs):

@@ -7,9 +7,9 @@ mod de;
 mod document;
 mod error;
 // The detect-only module's reader of `probe()`'s options (and its tests):
-// the browser module's (crates/browser), with the feature `plain-reader`.
-#[cfg(any(test, feature = "plain-reader"))]
-pub mod plain;
+// the browser module's (crates/browser), with the feature `direct-reader`.
+#[cfg(any(test, feature = "direct-reader"))]
+pub mod direct;
 
 /// For the service (`http/`), whose messages quote as the command's do.
 pub use crate::error::quoted_short;

@@ -10,10 +10,10 @@ use serde::{Deserialize, Serialize};
 use super::verify::Verification;
 use super::verify::{self, VerifyOptions};
 use crate::availability::Availability;
-#[cfg(any(test, feature = "plain-reader"))]
+#[cfg(any(test, feature = "direct-reader"))]
 use crate::error::Result;
-#[cfg(any(test, feature = "plain-reader"))]
-use crate::json::plain::{self, Fields, Plain};
+#[cfg(any(test, feature = "direct-reader"))]
+use crate::json::direct::{self, Fields, Plain};
 use crate::target::Target;
 use crate::vocab::{BuildFeature, spelled_enum};
 use crate::webgpu::{LimitMap, WebGpuCapabilities};
@@ -119,7 +119,7 @@ fn verify_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema 
     schemars::json_schema!({ "anyOf": [{ "type": "boolean" }, options] })
 }
 
-#[cfg(any(test, feature = "plain-reader"))]
+#[cfg(any(test, feature = "direct-reader"))]
 impl ProbeOptions {
     /// The fields' names, in the order serde's derive lists them (the
     /// `expected` of an unknown field).
@@ -129,11 +129,11 @@ impl ProbeOptions {
     /// The options from a value the host has parsed (`top`) and, for an
     /// object, its fields in order: what `from_json` reads from the same
     /// value's JSON text, with the same errors, without a JSON reader
-    /// (`json::plain`). The browser's `probe()` and `detect()` read their
+    /// (`json::direct`). The browser's `probe()` and `detect()` read their
     /// options so.
     pub fn from_plain(top: &Plain, fields: Fields<'_>) -> Result<Self> {
         if *top != Plain::Object {
-            return Err(plain::not_an_object("ProbeOptions", top));
+            return Err(direct::not_an_object("ProbeOptions", top));
         }
         let mut options = Self::default();
         let mut seen: Vec<String> = Vec::new();
@@ -141,13 +141,13 @@ impl ProbeOptions {
             // Given as JSON text, an object may repeat a key: the strict
             // reader refuses its second use, as here.
             if seen.contains(&key) {
-                return Err(plain::duplicate_field(&key));
+                return Err(direct::duplicate_field(&key));
             }
             let (key, value) = (key.as_str(), &value);
             match Self::FIELDS.iter().position(|name| *name == key) {
-                Some(0) => options.timeout_ms = plain::read_u32(key, value)?,
+                Some(0) => options.timeout_ms = direct::read_u32(key, value)?,
                 Some(1) => {
-                    let spelling = plain::read_spelling(
+                    let spelling = direct::read_spelling(
                         key,
                         value,
                         PowerPreference::TYPE_NAME,
@@ -156,15 +156,15 @@ impl ProbeOptions {
                     )?;
                     options.power_preference = Some(spelling);
                 }
-                Some(2) => options.force_fallback_adapter = plain::read_bool(key, value)?,
-                Some(3) => options.verify_device = plain::read_bool(key, value)?,
-                Some(4) => options.allow_fallback_adapter = plain::read_bool(key, value)?,
+                Some(2) => options.force_fallback_adapter = direct::read_bool(key, value)?,
+                Some(3) => options.verify_device = direct::read_bool(key, value)?,
+                Some(4) => options.allow_fallback_adapter = direct::read_bool(key, value)?,
                 // The detect-only module does not verify (it stays under its
                 // size goal): `false` is no verification, anything else says
                 // where verification is.
                 Some(5) if matches!(value, Plain::Bool(false)) => {}
-                Some(5) => return Err(plain::unsupported_option(key, verify::NOT_HERE)),
-                _ => return Err(plain::unknown_field(key, Self::FIELDS)),
+                Some(5) => return Err(direct::unsupported_option(key, verify::NOT_HERE)),
+                _ => return Err(direct::unknown_field(key, Self::FIELDS)),
             }
             seen.push(key.to_string());
         }

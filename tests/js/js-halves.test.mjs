@@ -63,7 +63,7 @@ describe('plain.js: plainFields (the detect-only module\'s direct reader, issue 
   });
 
   test('JSON text as written: each number\'s own text, every field in the text\'s order, a repeated key each time (issue 32)', () => {
-    // src/json/plain.rs holds the core's direct reader to the strict one on
+    // src/json/direct.rs holds the core's direct reader to the strict one on
     // the same file: together, JSON text reads alike in both packages.
     const cases = JSON.parse(readFileSync(join(ROOT, 'tests', 'vectors', 'probe-options-text.json'), 'utf8'));
     assert.ok(cases.length >= 40, `the case list shrank: ${cases.length}`);

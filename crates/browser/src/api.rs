@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 
 use backend_targets::Limits;
 #[cfg(detect_only)]
-use backend_targets::json::plain::{self, Fields, Plain};
+use backend_targets::json::direct::{self, Fields, Plain};
 use backend_targets::{Error, ErrorCode};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -247,7 +247,7 @@ fn js_json_text(value: &JsValue, absent_ok: bool, max_bytes: usize) -> Result<Op
     Ok(Some(text))
 }
 
-/// A JS value read by `read` with the direct reader (`json::plain`), with no
+/// A JS value read by `read` with the direct reader (`json::direct`), with no
 /// JSON text in the module: its JSON text as `json_text` makes it (a string
 /// is taken as JSON text), parsed in JavaScript, then the value's kind and,
 /// for an object, each field's key and value, in order. `None` for
@@ -264,7 +264,7 @@ pub(crate) fn read_plain<T>(
     let Some(text) = js_json_text(value, true, max_bytes)? else { return Ok(None) };
     let flat = plain_fields(&text);
     let Some(flat) = flat.dyn_ref::<Array>() else {
-        return Err(plain::not_json(&flat.as_string().unwrap_or_default()));
+        return Err(direct::not_json(&flat.as_string().unwrap_or_default()));
     };
     let text_at = |i: u32| flat.get(i).as_string().unwrap_or_default();
     let item = |i: u32| match flat.get(i).as_f64().unwrap_or_default() as u32 {

@@ -156,7 +156,7 @@ fn article(type_name: &str) -> &'static str {
 /// Text that the host could not parse as JSON (in the browser, what
 /// `JSON.parse` said, or what `plainFields` says serde_json would): the
 /// strict reader's code, at the top level.
-#[cfg(any(test, feature = "plain-reader"))]
+#[cfg(any(test, feature = "direct-reader"))]
 pub fn not_json(why: &str) -> Error {
     Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {why}"))
 }
