@@ -13,10 +13,13 @@
 // the same options' JSON text (which the entry always hands to its module),
 // and the two answers (or errors) must be the same text, elapsedMs aside.
 // The options the entry answers alone must not fetch the .wasm (nor the
-// verification's entry); the rest must, as before.
+// verification's entry); the rest must, as before. With an adapter, the
+// module answers (through wgpu), its .wasm fetched once the adapter has
+// answered. And the package README's recipe page, as written, decides wasm
+// with no adapter, its JS fetching no .wasm, with no console error.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withChromium } from './chromium.mjs';
 import { ROOT } from './common.mjs';
@@ -188,4 +191,47 @@ test('Chromium with an adapter: pkg/detect.js leaves the answer to its module (w
     // fetched once it answered; the second probe asks afresh.
     assert.deepEqual(got.order, ['requestAdapter', 'adapter', 'fetch /pkg/detect_bg.wasm', 'requestAdapter', 'adapter']);
   });
+});
+
+test('Chromium, null adapter: the package README\'s detect recipe, as written, decides wasm, and its JS fetches no .wasm', async () => {
+  // The recipe's HTML, from pkg-template/README.md, with the package served at /pkg/.
+  const readme = readFileSync(join(ROOT, 'pkg-template', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Decide first, plan later'));
+  const html = section.match(/```html\n([\s\S]*?)```/)[1].replaceAll('/node_modules/backend-targets/', '/pkg/')
+    .replace('// ...then fetch the runtime', 'window.__decided = { useWebGpu, resolution };\n  // ...then fetch the runtime');
+  assert.match(html, /<link rel="preload" href="\/pkg\/detect_bg\.wasm"[^>]*fetchpriority="low">/);
+  const page = `<!doctype html><html><head><meta charset="utf-8"><title>recipe</title>\n${html}</head><body></body></html>`;
+  const recipe = await serve(ROOT, {
+    csp: "default-src 'self'; script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'", pages: { '/recipe.html': page },
+  });
+  try {
+    await withChromium([], async (context) => {
+      const tab = context.pages()[0] ?? (await context.newPage());
+      const problems = [];
+      tab.on('console', (message) => {
+        // (Chromium's own warning without an adapter, and its favicon request.)
+        if (!['error', 'warning'].includes(message.type()) || message.text() === 'No available adapters.') return;
+        if (message.location().url.endsWith('/favicon.ico')) return;
+        problems.push(`${message.text()} ${message.location().url}`);
+      });
+      tab.on('pageerror', (error) => problems.push(error.message));
+      await tab.addInitScript(() => {
+        window.__fetched = [];
+        const original = window.fetch;
+        window.fetch = function fetch(input, init) {
+          window.__fetched.push(new URL(String(input), location.href).pathname);
+          return original.call(this, input, init);
+        };
+      });
+      await tab.goto(`${recipe.origin}/recipe.html`);
+      await tab.waitForFunction(() => window.__decided, null, { timeout: 20_000 });
+      const got = await tab.evaluate(() => ({
+        useWebGpu: window.__decided.useWebGpu, reason: window.__decided.resolution.probe.reason, fetched: window.__fetched,
+      }));
+      assert.deepEqual(got, { useWebGpu: false, reason: 'no-adapter', fetched: [] });
+      assert.deepEqual(problems, []);
+    });
+  } finally {
+    await recipe.close();
+  }
 });
