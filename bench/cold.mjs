@@ -20,6 +20,14 @@
 //               its own: a page written apart from the project does so, and
 //               pays the same module fetch as the reference (issue 24; the
 //               inline forms above do not, which flatters them)
+//   detect-lean the detect-app page with the modulepreload line alone (no
+//               preload of the .wasm): what a page whose users mostly have no
+//               adapter may write, since the detect-only entry fetches the
+//               .wasm only once an adapter answers (issue 31)
+//   detect-eager  the detect-app page with the .wasm's preload line at the
+//               default priority, as the README had it before issue 31 (its
+//               lines now preload the .wasm at fetchpriority="low": behind the
+//               modules the decision waits for, still before an adapter answers)
 //   compile-floor     not a way to decide: the reference's module, which also
 //               fetches and compiles (streaming) the detect-only .wasm, with
 //               its preload line, and decides once both are done. What the
@@ -94,8 +102,9 @@ await init();
 const resolution = await detect();
 ${decide("resolution.changes[0].action === 'kept' ? 'webgpu' : 'wasm'")}
 </script>`;
-const detectPreload = (dir = '/pkg/') => `<link rel="modulepreload" href="${dir}detect.js">
-<link rel="preload" href="${dir}detect_bg.wasm" as="fetch" type="application/wasm" crossorigin>`;
+// The package README's two lines for the detect-only entry.
+const detectPreload = (dir = '/pkg/', priority = ' fetchpriority="low"') => `<link rel="modulepreload" href="${dir}detect.js">
+<link rel="preload" href="${dir}detect_bg.wasm" as="fetch" type="application/wasm" crossorigin${priority}>`;
 const detectModule = (dir = '/pkg/') => `import { detect } from '${dir}detect.js';
 const resolution = await detect();
 ${decide("resolution.changes[0].action === 'kept' ? 'webgpu' : 'wasm'")}
@@ -129,7 +138,7 @@ const page = (head, body = '') => `<!doctype html><html><head><meta charset="utf
 const floorPage = (dir = '/pkg/', module = 'floor.js') =>
   page(`<link rel="preload" href="${dir}detect_bg.wasm" as="fetch" type="application/wasm" crossorigin>`
     + `<script type="module" src="/bench/cold/${module}"></script>`);
-const appPage = (name, dir) => page(`${detectPreload(dir)}<script type="module" src="/bench/cold/app/${name}.js"></script>`);
+const appPage = (name, dir, head = detectPreload(dir)) => page(`${head}<script type="module" src="/bench/cold/app/${name}.js"></script>`);
 
 export const VARIANTS = {
   reference: page('<script type="module" src="/bench/cold/ref.js"></script>'),
@@ -139,6 +148,8 @@ export const VARIANTS = {
   detect: page(detectScript()),
   'detect-preloaded': page(detectPreload() + detectScript()),
   'detect-app': appPage('detect-app'),
+  'detect-lean': appPage('detect-app', '/pkg/', '<link rel="modulepreload" href="/pkg/detect.js">'),
+  'detect-eager': appPage('detect-app', '/pkg/', detectPreload('/pkg/', '')),
   'compile-floor': floorPage(),
   ...Object.fromEntries(ALSO.map(([name, path]) => [name, page(packageScript(`${path}index.js`))])),
   ...Object.fromEntries(ALSO_DETECT.flatMap(([name, dir]) => [
@@ -354,7 +365,7 @@ export function coldRows(results) {
     // The detect-only entry without an adapter on localhost: ≤ 1.25 since
     // issue 24 (its page and an app's), idle or with a core busy; every other
     // cell ≤ 1.30 on localhost, ≤ 1.50 at 40 ms.
-    const detectOnly = /^detect-(preloaded|app)$/.test(r.variant) || /-(preloaded|app)$/.test(r.variant);
+    const detectOnly = /^detect-(preloaded|app|lean|eager)$/.test(r.variant) || /-(preloaded|app)$/.test(r.variant);
     const goal = floor ? 'floor' : r.variant === 'control' ? 'noise'
       : r.network.startsWith('40 ms') ? '≤ 1.50'
         : detectOnly && r.adapter === 'no adapter' && r.network === 'localhost' ? '≤ 1.25' : '≤ 1.30';

@@ -5,9 +5,10 @@ import type { ProbeOptions, ProbeReport, Resolution, InitInput } from './index.j
 export type { ProbeOptions, ProbeReport, Resolution } from './index.js';
 export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './index.js';
 
-/** Instantiates the module once (`detect` and `probe` call it themselves);
- *  a URL, `Response`, `WebAssembly.Module` or bytes given before the first
- *  call replaces the module fetched at evaluation. */
+/** Instantiates the module once (`detect` and `probe` call it themselves
+ *  when they need it: not where there is no adapter to probe); a URL,
+ *  `Response`, `WebAssembly.Module` or bytes given before the first call
+ *  replaces the module the entry fetches once an adapter answers. */
 export default function initDetect(moduleOrPath?: InitInput | Promise<InitInput>): Promise<unknown>;
 
 /** `probe(options)`, then the `wasm` target resolved by its report. */

@@ -3,11 +3,20 @@
 // it, as index.js, with wasm-bindgen's glue and the probe's JS half, over a
 // module built without the planner's exports (feature `planner-exports` off):
 // `probe` and `detect` only, the same code as the full package's, in about
-// 60 % of its bytes. Evaluating it starts fetching and compiling that module
-// and the first adapter request; no init call is needed.
+// 60 % of its bytes. No init call is needed.
+//
+// Evaluating it sends the first adapter request, and nothing else. Where
+// there is no adapter to probe (no `navigator.gpu`: no WebGPU, or not a
+// secure context; `requestAdapter()` answering `null`; no answer within
+// `timeoutMs`), the answer is fixed text, and this file gives it without the
+// module (`withoutModule`), byte for byte what the module answers
+// (tests/js/no-adapter.test.mjs holds the two equal, options included): the
+// module is fetched and compiled only once an adapter (or anything but `null`)
+// answers, or a call needs it. Every real adapter is probed by the module,
+// through wgpu, as before.
 import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
 // scripts/build.sh points this at wasm-bindgen's copy, as for index.js.
-import { requestEarly, settle } from './probe.js';
+import { cancelDelay, delay, earlyAnswer, forgetEarly, now, requestEarly, settle } from './probe.js';
 import { adopt, checkModule, compile, compileEarly, verifying } from './early.js';
 
 export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
@@ -15,20 +24,37 @@ export { BackendTargetsError, executionProviders, isBackendTargetsError, transfo
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./detect_bg.wasm', import.meta.url);
 
-// The adapter request first: without an adapter, its answer (not the
-// module's compilation) is what a cold page waits for last, and starting
-// fetch() and compileStreaming() before it delayed it by the milliseconds
-// they take (BENCHMARKS.md).
-requestEarly();
-let early = compileEarly(url);
-
+let early;
 let ready;
 
-/** Instantiates the module (once): the one compiling since evaluation, or
- *  `moduleOrPath` (a URL, a `Response`, a `WebAssembly.Module`, bytes) given
- *  before the first call; a module that is not this entry's is refused before
- *  it is instantiated. `detect` and `probe` call it themselves; after a
- *  failure, the next call tries again. */
+/** Starts fetching and compiling the module, unless that is under way. */
+const compileNow = () => {
+  if (ready === undefined && early === undefined) early = compileEarly(url);
+};
+
+/** A page or a web worker: where the early request is made, and where this
+ *  file answers without the module (elsewhere, Deno, the module does). */
+const inBrowser = () => typeof globalThis.document !== 'undefined' || typeof globalThis.WorkerGlobalScope !== 'undefined';
+const gpuOf = () => globalThis.navigator?.gpu;
+
+// The adapter request first: without an adapter, its answer is all a cold
+// page waits for (BENCHMARKS.md). The module is fetched and compiled once it
+// answers anything but `null` (and at once where no answer can be had
+// without it).
+requestEarly();
+if (!inBrowser() || globalThis.navigator == null) {
+  compileNow();
+} else if (gpuOf() != null) {
+  const answer = earlyAnswer(false);
+  if (answer === undefined) compileNow();
+  else answer.then((adapter) => adapter != null && compileNow(), compileNow);
+}
+
+/** Instantiates the module (once): the one compiling since an adapter
+ *  answered, or `moduleOrPath` (a URL, a `Response`, a `WebAssembly.Module`,
+ *  bytes) given before the first call; a module that is not this entry's is
+ *  refused before it is instantiated. `detect` and `probe` call it themselves
+ *  when they need the module; after a failure, the next call tries again. */
 export default function initDetect(moduleOrPath) {
   if (ready === undefined) {
     const source = moduleOrPath ?? early ?? url;
@@ -44,6 +70,89 @@ export default function initDetect(moduleOrPath) {
   return ready;
 }
 
+/** `probe()`'s `timeoutMs` when `options` are ones whose answer without an
+ *  adapter this file gives as the module would: none, or a plain object of
+ *  valid fields that leave the adapter request as WebGPU's default (no
+ *  `powerPreference`, no `forceFallbackAdapter: true`) and verify nothing
+ *  (`verify` false, or true where `verifyTrue`: the verification's own
+ *  answer without an adapter is the probe's). Undefined for anything else:
+ *  the module reads those, and says what is wrong with them. */
+function plainTimeout(options, verifyTrue) {
+  if (options == null) return 2000;
+  const proto = typeof options === 'object' ? Object.getPrototypeOf(options) : undefined;
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  let timeout = 2000;
+  for (const key of Reflect.ownKeys(options)) {
+    const field = Object.getOwnPropertyDescriptor(options, key);
+    if (!field.enumerable || !('value' in field)) return undefined;
+    const value = field.value;
+    // Left out of the options' JSON text, as if not given.
+    if (value === undefined) continue;
+    if (key === 'timeoutMs') {
+      if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) return undefined;
+      timeout = value + 0; // -0 is written 0
+    } else if (key === 'verifyDevice' || key === 'allowFallbackAdapter') {
+      if (typeof value !== 'boolean') return undefined;
+    } else if (key === 'forceFallbackAdapter') {
+      if (value !== false) return undefined;
+    } else if (key !== 'verify' || !(value === false || (value === true && verifyTrue))) {
+      return undefined;
+    }
+  }
+  return timeout;
+}
+
+/** The report (or, `nested`, the `wasm` target's resolution by it) of a
+ *  probe that found no adapter, as the module writes it. */
+function unavailable(reason, message, apiPresent, timeoutMs, started, nested) {
+  const report = {
+    available: false, reason, message, apiPresent, timeoutMs,
+    elapsedMs: Math.round((now() - started) * 1000) / 1000,
+  };
+  if (!nested) return report;
+  const target = (features) => ({ os: 'wasi', arch: 'wasm32', accelerator: 'wasm', features });
+  return {
+    declared: target(['webGpu']),
+    effective: target([]),
+    availability: { devices: ['cpu', 'wasm'], providers: ['reference', 'torchLean'] },
+    changes: [{ feature: 'webGpu', action: 'dropped', reason, detail: message }],
+    asDeclared: [],
+    probe: report,
+  };
+}
+
+/** `probe(options)`'s answer (`detect`'s where `nested`) where it needs no
+ *  module: no `navigator.gpu`, a `null` adapter, or no answer within
+ *  `timeoutMs`, as src/wasm/probe.rs answers them (its first checks, in its
+ *  order); undefined where the module answers (an adapter, a request that
+ *  failed, options this file does not judge). The request is the one waiting
+ *  (the first call takes the request made at evaluation) or one made now, which
+ *  the module's probe then takes. */
+async function withoutModule(options, nested) {
+  const started = now();
+  if (!inBrowser() || globalThis.navigator == null) return undefined;
+  const gpu = gpuOf();
+  const timeout = plainTimeout(options, gpu != null);
+  if (timeout === undefined) return undefined;
+  const answer = (reason, message, apiPresent) => unavailable(reason, message, apiPresent, timeout, started, nested);
+  if (now() - started >= timeout) return answer('timeout', `no answer within ${timeout} ms`, true);
+  if (gpu == null) {
+    return answer('no-webgpu-api', 'navigator.gpu is missing (no WebGPU in this browser, or not a secure context)', false);
+  }
+  const request = earlyAnswer(true);
+  if (request === undefined) return undefined;
+  const [expired, timer] = delay(Math.max(0, started + timeout - now()));
+  // A rejection is the module's to report (adapter-request-failed).
+  const outcome = await Promise.race([request.then((adapter) => adapter == null, () => false), expired]);
+  cancelDelay(timer);
+  if (outcome === undefined) {
+    forgetEarly(request);
+    return answer('timeout', `no answer from requestAdapter() within ${timeout} ms`, true);
+  }
+  if (!outcome) return undefined;
+  forgetEarly(request);
+  return answer('no-adapter', 'requestAdapter() answered null: no suitable adapter', true);
+}
 
 /** The verification entry, loaded on first use. */
 let verifier;
@@ -52,6 +161,8 @@ const verification = () => (verifier ??= import('./verified.js'));
 /** Probes WebGPU, then answers the `wasm` target resolved by the probe: the
  *  full package's `detect`. */
 export async function detect(options) {
+  const fixed = await withoutModule(options, true);
+  if (fixed !== undefined) return fixed;
   if (verifying(options)) return (await verification()).detect(options);
   await initDetect();
   return settle(detectNow, options).catch((error) => Promise.reject(adopt(error)));
@@ -59,6 +170,8 @@ export async function detect(options) {
 
 /** Probes WebGPU afresh: the full package's `probe`. */
 export async function probe(options) {
+  const fixed = await withoutModule(options, false);
+  if (fixed !== undefined) return fixed;
   if (verifying(options)) return (await verification()).probe(options);
   await initDetect();
   return settle(probeNow, options).catch((error) => Promise.reject(adopt(error)));

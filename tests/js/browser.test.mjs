@@ -741,9 +741,39 @@ test('Chromium: evaluating pkg/index.js asks for an adapter at once; the first d
   });
 });
 
-test('Chromium: both browser entries ask for the adapter before they start fetching their .wasm', async () => {
+test('Chromium: both browser entries ask for the adapter before they start fetching their .wasm; the detect-only one fetches it only once an adapter answers', async () => {
   // Without an adapter, the answer is what a cold page waits for last
-  // (BENCHMARKS.md), so the request goes out first.
+  // (BENCHMARKS.md), so the request goes out first; the detect-only entry
+  // answers it without its module (tests/js/no-adapter.test.mjs).
+  for (const [flags, wasmAfterAnswer] of [[[], false], [['--enable-unsafe-webgpu'], true]]) {
+    await withChromium(flags, async (context) => {
+      const page = context.pages()[0] ?? (await context.newPage());
+      await page.addInitScript(() => {
+        window.__order = [];
+        const request = GPU.prototype.requestAdapter;
+        GPU.prototype.requestAdapter = function requestAdapter(options) {
+          window.__order.push('requestAdapter');
+          return request.call(this, options);
+        };
+        const original = window.fetch;
+        window.fetch = function fetch(input, init) {
+          window.__order.push(`fetch ${new URL(String(input), location.href).pathname}`);
+          return original.call(this, input, init);
+        };
+      });
+      await page.goto(`${server.origin}/pkg/README.md`);
+      const order = await page.evaluate(async () => {
+        const m = await import('/pkg/detect.js');
+        const atEvaluation = [...window.__order];
+        await m.detect();
+        return { atEvaluation, afterDetect: window.__order };
+      });
+      assert.deepEqual(order, {
+        atEvaluation: ['requestAdapter'],
+        afterDetect: wasmAfterAnswer ? ['requestAdapter', 'fetch /pkg/detect_bg.wasm'] : ['requestAdapter'],
+      }, flags.join(' ') || 'default flags');
+    });
+  }
   await withChromium([], async (context) => {
     const page = context.pages()[0] ?? (await context.newPage());
     await page.addInitScript(() => {
@@ -759,7 +789,7 @@ test('Chromium: both browser entries ask for the adapter before they start fetch
         return original.call(this, input, init);
       };
     });
-    for (const [entry, wasm] of [['/pkg/detect.js', '/pkg/detect_bg.wasm'], ['/pkg/index.js', '/pkg/backend_targets_bg.wasm']]) {
+    for (const [entry, wasm] of [['/pkg/index.js', '/pkg/backend_targets_bg.wasm']]) {
       await page.goto(`${server.origin}/pkg/README.md`);
       const order = await page.evaluate((path) => import(path).then(() => window.__order), entry);
       assert.deepEqual(order, ['requestAdapter', `fetch ${wasm}`], entry);
@@ -780,8 +810,9 @@ test('Chromium: pkg/detect.js (backend-targets/detect) loads only its own module
           const m = await import('/pkg/detect.js');
           return { first: await m.detect(), second: await m.detect(), report: await m.probe() };
         });
-        assert.deepEqual(requested, ['/pkg/README.md', '/pkg/detect.js', '/pkg/detect_bg.wasm'],
-          'one JS request and the detect-only module, fetched once');
+        // Without an adapter, the entry answers without its module (tests/js/no-adapter.test.mjs).
+        assert.deepEqual(requested, ['/pkg/README.md', '/pkg/detect.js', ...(reason === 'no-adapter' ? [] : ['/pkg/detect_bg.wasm'])],
+          'one JS request and the detect-only module, fetched once, where an adapter answered');
         const full = await page.evaluate(async () => {
           const m = await import('/pkg/index.js');
           await m.default();

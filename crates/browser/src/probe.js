@@ -198,6 +198,24 @@ export function requestEarly() {
   }
 }
 
+/** The adapter request waiting for the next probe, as the page's
+ *  `requestAdapter()` answered it (a promise, which may reject), for the
+ *  detect-only entry to look at without taking it: its answer without the
+ *  module where that answer is `null` (pkg-template/detect.js). With `fresh`
+ *  and none waiting, one is asked for now (`requestEarly`), which the probe
+ *  that follows takes instead of asking again. Undefined where there is none,
+ *  or the one waiting was asked of another `navigator.gpu`. */
+export function earlyAnswer(fresh) {
+  if (early === undefined && fresh) requestEarly();
+  return early !== undefined && early.gpu === read(read(globalThis, 'navigator'), 'gpu') ? early.answer : undefined;
+}
+
+/** Empties the slot if it still holds `answer`, as a probe that takes it
+ *  does: the entry answered from it without the module. */
+export function forgetEarly(answer) {
+  if (early?.answer === answer) early = undefined;
+}
+
 const isDefault = (options) =>
   options == null || (options.powerPreference === undefined && !options.forceFallbackAdapter);
 
