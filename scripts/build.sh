@@ -5,12 +5,14 @@
 #   dist/backend-targets-http.wasm   the wasi:http/proxy component (http/, wasm32-wasip2)
 #   pkg/                             the npm package (three modules: the full one, the detect-only
 #                                    one and the verification's; wasm-bindgen --target web, wasm-opt -Oz,
-#                                    one JS module bundled by rolldown, pkg-template/), and
+#                                    one JS module bundled by rolldown, crates/browser/pkg-template/), and
 #                                    dist/backend-targets-<version>.tgz
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 WASM_OPT=tests/js/node_modules/.bin/wasm-opt
+# What the npm package adds to wasm-bindgen's output: its entries, types, README (the browser crate's).
+template=crates/browser/pkg-template
 mkdir -p dist
 
 # Whether $2 must be made again from $1: missing, or older than $1 or than
@@ -134,7 +136,7 @@ browser_module() {
     "target/$raw/backend_targets_bg.wasm.d.ts" >/dev/null
   cp "target/$raw/optimized.wasm" "$out/$wasm"
 }
-# Bundles pkg-template/$1 (rolldown, minified) with wasm-bindgen's glue in
+# Bundles crates/browser/pkg-template/$1 (rolldown, minified) with wasm-bindgen's glue in
 # target/$2 and the JS halves of the boundary and of the probe
 # (crates/browser/src/*.js, wasm-bindgen's snippets) into $out/$1 (out=pkg unless set), so that a page
 # waits on one JS request, not three in a row, before the .wasm request it
@@ -149,20 +151,20 @@ bundle_entry() {
   local verify_half="$PWD/crates/browser/src/verify.js"
   [ -e "target/$raw/$halves/verify.js" ] && verify_half="./$halves/verify.js"
   sed -e "s|from './probe.js'|from './$halves/probe.js'|" -e "s|from './boundary.js'|from './$halves/boundary.js'|" \
-    -e "s|from './verify.js'|from '$verify_half'|" "pkg-template/$entry" >"target/$raw/entry.js"
+    -e "s|from './verify.js'|from '$verify_half'|" "$template/$entry" >"target/$raw/entry.js"
   if [ "$out" != pkg-test ] && [ "$entry" = index.js ]; then
     [ "$(grep -c "^export const \($hooks\) = " "target/$raw/entry.js")" = 2 ] \
-      || { echo "build.sh: pkg-template/index.js's two test-hook lines are not as the build expects" >&2; exit 1; }
+      || { echo "build.sh: $template/index.js's two test-hook lines are not as the build expects" >&2; exit 1; }
     sed -i "/^export const \($hooks\) = /d" "target/$raw/entry.js"
   fi
-  cp pkg-template/early.js "target/$raw/"
+  cp $template/early.js "target/$raw/"
   # The verification entry is loaded on demand by the others (`import()`),
   # never bundled into them: it stays a module of its own.
   tests/js/node_modules/.bin/rolldown "target/$raw/entry.js" --format esm --platform browser --minify --external ./verified.js \
-    --postBanner "// backend-targets: pkg-template/$entry, wasm-bindgen glue and JS halves in one module (bundled by scripts/build.sh)." \
+    --postBanner "// backend-targets: $template/$entry, wasm-bindgen glue and JS halves in one module (bundled by scripts/build.sh)." \
     --file "$out/$entry" >/dev/null
   # The version the verdicts' cache key holds (crates/browser/src/verify.js).
-  sed -i "s/__BACKEND_TARGETS_VERSION__/$(node -p "require('./pkg-template/package.json').version")/" "$out/$entry"
+  sed -i "s/__BACKEND_TARGETS_VERSION__/$(node -p "require('./$template/package.json').version")/" "$out/$entry"
 }
 # Gives the glue in target/$1 the module's own file name $2 as its default
 # URL. Were wasm-bindgen to spell that URL otherwise, the page would load the
@@ -198,9 +200,9 @@ bundle_entry detect.js pkg-detect-raw
 target_features=+simd128 inline=30 browser_module pkg-verified-raw verified_bg.wasm --no-default-features --features verify
 glue_url pkg-verified-raw verified_bg.wasm
 bundle_entry verified.js pkg-verified-raw
-cp pkg-template/package.json pkg-template/index.d.ts pkg-template/node.js pkg-template/detect.d.ts pkg-template/detect-node.js \
-  pkg-template/verified.d.ts pkg-template/verified-node.js \
-  pkg-template/README.md pkg-template/LICENSE pkg-template/LICENSE-APACHE pkg/
+cp $template/package.json $template/index.d.ts $template/node.js $template/detect.d.ts $template/detect-node.js \
+  $template/verified.d.ts $template/verified-node.js \
+  $template/README.md $template/LICENSE $template/LICENSE-APACHE pkg/
 # pkg-test/: the suites' copy of the Node and browser entries, over a module
 # built with the `test-hooks` feature (a forced panic, memory exhausted), to
 # prove recovery on the same code the package ships. Not published.
@@ -208,7 +210,7 @@ rm -rf pkg-test
 mkdir -p pkg-test
 out=pkg-test inline=45 browser_module pkg-test-raw backend_targets_bg.wasm --features test-hooks
 out=pkg-test bundle_entry index.js pkg-test-raw
-cp pkg-template/node.js pkg/package.json pkg-test/
+cp $template/node.js pkg/package.json pkg-test/
 tarball=$(cd pkg && npm pack --silent --pack-destination ../dist)
 printf 'pkg/backend_targets_bg.wasm: %s bytes, %s gzipped; pkg/index.js: %s bytes, %s gzipped; dist/%s: %s bytes\n' \
   "$(wc -c <pkg/backend_targets_bg.wasm)" "$(gzip -9c pkg/backend_targets_bg.wasm | wc -c)" \

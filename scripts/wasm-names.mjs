@@ -10,7 +10,7 @@
 // not compress). Here every import comes from one module "a" under a short
 // name, and wasm-bindgen's own exports (`__wbindgen_…`, `wasm_bindgen_…`) get short names;
 // the API's exports (`probe`, `plan`, `memory`, ...) keep theirs, which the
-// entries check before they instantiate a module (pkg-template/early.js).
+// entries check before they instantiate a module (crates/browser/pkg-template/early.js).
 //
 // The glue is rewritten by its exact text, and the script fails, leaving the
 // build to fail, when that text is not what it expects (another wasm-bindgen
