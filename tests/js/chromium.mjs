@@ -38,3 +38,35 @@ export async function withChromium(extraArgs, fn, options = {}) {
 export function launchChromium(extraArgs) {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...BASE_ARGS, ...extraArgs], timeout: 30_000 });
 }
+
+/**
+ * Runs each of `bodies` (functions of `arg`, run with `page.evaluate`) in a
+ * page of its own, one after another, in one fresh context of `browser` (one
+ * profile: their storage is shared), each page opened at `url` with
+ * `standIn(arg)` run before its scripts (`addInitScript`). Each body's
+ * answer, `{ threw }` for one that threw, or `{ hung: true }` when it has not
+ * answered after `limitMs` (a probe that never settles, a frozen page); each
+ * with the page's uncaught errors (`pageErrors`).
+ */
+export async function inPages(browser, url, standIn, bodies, arg = {}, limitMs = 30_000) {
+  const context = await browser.newContext();
+  try {
+    const answers = [];
+    for (const body of bodies) {
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      if (standIn) await page.addInitScript(standIn, arg);
+      await page.goto(url);
+      let timer;
+      const hung = new Promise((resolve) => { timer = setTimeout(() => resolve({ hung: true }), limitMs); });
+      const answer = await Promise.race([page.evaluate(body, arg).catch((error) => ({ threw: error.message })), hung]);
+      clearTimeout(timer);
+      answers.push({ ...answer, pageErrors: errors });
+      await page.close();
+    }
+    return answers;
+  } finally {
+    await context.close();
+  }
+}

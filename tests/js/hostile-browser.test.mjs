@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchChromium } from './chromium.mjs';
+import { inPages, launchChromium } from './chromium.mjs';
 import { ROOT } from './common.mjs';
 import { serve } from './static-server.mjs';
 
@@ -31,29 +31,10 @@ after(async () => {
   await server?.close();
 });
 
-/**
- * Runs `body(arg)` in a fresh page whose `standIn(arg)` ran before any of its
- * scripts; `body` imports the package itself. Its answer, or `{ hung: true }`
- * when it has not answered after `limitMs` (a probe that never settles, a
- * frozen page).
- */
-async function inPage(standIn, body, arg = {}, limitMs = 15_000) {
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    if (standIn) await page.addInitScript(standIn, arg);
-    await page.goto(`${server.origin}/pkg/README.md`);
-    let timer;
-    const hung = new Promise((resolve) => { timer = setTimeout(() => resolve({ hung: true }), limitMs); });
-    const answer = await Promise.race([page.evaluate(body, arg).catch((error) => ({ threw: error.message })), hung]);
-    clearTimeout(timer);
-    return { ...answer, pageErrors: errors };
-  } finally {
-    await context.close();
-  }
-}
+/** `body(arg)` in a fresh page whose `standIn(arg)` ran before any of its
+ *  scripts (chromium.mjs's `inPages`); `body` imports the package itself. */
+const inPage = async (standIn, body, arg = {}, limitMs = 15_000) =>
+  (await inPages(browser, `${server.origin}/pkg/README.md`, standIn, [body], arg, limitMs))[0];
 
 /** In the page: detect(options) after init, timed, and what plan() says of its availability. */
 async function detectAndPlan(arg) {

@@ -17,7 +17,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchChromium } from './chromium.mjs';
+import { inPages as pagesAt, launchChromium } from './chromium.mjs';
 import { ROOT } from './common.mjs';
 import { serve } from './static-server.mjs';
 
@@ -36,32 +36,8 @@ after(async () => {
   await server?.close();
 });
 
-/** Runs `body(arg)` in each of `bodies`' pages, one after another, in one
- *  fresh context (one profile: its storage is shared), each page with
- *  `standIn(arg)` run before its scripts. */
-async function inPages(standIn, bodies, arg = {}, limitMs = 30_000) {
-  const context = await browser.newContext();
-  try {
-    const answers = [];
-    for (const body of bodies) {
-      const page = await context.newPage();
-      const errors = [];
-      page.on('pageerror', (error) => errors.push(error.message));
-      if (standIn) await page.addInitScript(standIn, arg);
-      await page.goto(`${server.origin}/pkg/README.md`);
-      let timer;
-      const hung = new Promise((resolve) => { timer = setTimeout(() => resolve({ hung: true }), limitMs); });
-      const answer = await Promise.race([page.evaluate(body, arg).catch((error) => ({ threw: error.message })), hung]);
-      clearTimeout(timer);
-      answers.push({ ...answer, pageErrors: errors });
-      await page.close();
-    }
-    return answers;
-  } finally {
-    await context.close();
-  }
-}
-
+/** `bodies` in pages of one fresh context at a page of this server (chromium.mjs's `inPages`). */
+const inPages = (standIn, bodies, arg, limitMs) => pagesAt(browser, `${server.origin}/pkg/README.md`, standIn, bodies, arg, limitMs);
 const inPage = async (standIn, body, arg, limitMs) => (await inPages(standIn, [body], arg, limitMs))[0];
 
 /** In the page: detect(arg.options) after init, timed, with how many devices were asked for. */
