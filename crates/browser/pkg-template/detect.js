@@ -17,7 +17,7 @@
 import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
 // scripts/build.sh points this at wasm-bindgen's copy, as for index.js.
 import { cancelDelay, delay, earlyAnswer, forgetEarly, now, requestEarly, settle } from './probe.js';
-import { adopt, checkModule, compile, compileEarly, verifying } from './early.js';
+import { adopt, compileEarly, instantiateOnce, verifying } from './early.js';
 
 export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
 
@@ -25,11 +25,17 @@ export { BackendTargetsError, executionProviders, isBackendTargetsError, transfo
 const url = new URL('./detect_bg.wasm', import.meta.url);
 
 let early;
-let ready;
+/** The module's one instantiation (early.js): from the module compiling
+ *  since an adapter answered, handed over once. */
+const instance = instantiateOnce(init, url, ['probe', 'detect'], () => {
+  const compiling = early;
+  early = undefined;
+  return compiling;
+});
 
 /** Starts fetching and compiling the module, unless that is under way. */
 const compileNow = () => {
-  if (ready === undefined && early === undefined) early = compileEarly(url);
+  if (!instance.started() && early === undefined) early = compileEarly(url);
 };
 
 /** A page or a web worker: where the early request is made, and where this
@@ -56,18 +62,7 @@ if (!inBrowser() || globalThis.navigator == null) {
  *  refused before it is instantiated. `detect` and `probe` call it themselves
  *  when they need the module; after a failure, the next call tries again. */
 export default function initDetect(moduleOrPath) {
-  if (ready === undefined) {
-    const source = moduleOrPath ?? early ?? url;
-    early = undefined;
-    ready = compile(source).then((module) => {
-      checkModule(module, ['probe', 'detect']);
-      return init({ module_or_path: module });
-    });
-    ready.catch(() => {
-      ready = undefined;
-    });
-  }
-  return ready;
+  return instance.initEntry(moduleOrPath);
 }
 
 /** `probe()`'s `timeoutMs` when `options` are ones whose answer without an

@@ -138,6 +138,30 @@ export function checkModule(module, names) {
   }
 }
 
+/** An entry's `init(moduleOrPath?)` (the detect-only and verification
+ *  entries'): instantiates its module once, with the glue's `instantiate`,
+ *  from `moduleOrPath` given before the first call, else the module
+ *  compiling early (`takeEarly()` hands it over, once), else `url`; a module
+ *  lacking one of `names` is refused before it is instantiated; after a
+ *  failure, the next call tries again. `started()`: whether a call began. */
+export function instantiateOnce(instantiate, url, names, takeEarly) {
+  let ready;
+  const initEntry = (moduleOrPath) => {
+    if (ready === undefined) {
+      const compiling = takeEarly();
+      ready = compile(moduleOrPath ?? compiling ?? url).then((module) => {
+        checkModule(module, names);
+        return instantiate({ module_or_path: module });
+      });
+      ready.catch(() => {
+        ready = undefined;
+      });
+    }
+    return ready;
+  };
+  return { initEntry, started: () => ready !== undefined };
+}
+
 // The decision an inference app makes, in one call per runtime (all three
 // entries export these; they read a resolution, and need no module).
 

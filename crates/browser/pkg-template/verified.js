@@ -10,7 +10,7 @@ import init, { detect as detectNow, probe as probeNow } from './backend_targets.
 // scripts/build.sh points these at wasm-bindgen's copies, as for index.js.
 import { requestEarly, settle } from './probe.js';
 import { clearVerdicts } from './verify.js';
-import { adopt, checkModule, compile, compileEarly } from './early.js';
+import { adopt, compileEarly, instantiateOnce } from './early.js';
 
 export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
 
@@ -20,22 +20,15 @@ const url = new URL('./verified_bg.wasm', import.meta.url);
 requestEarly();
 let early = compileEarly(url);
 
-let ready;
+const instance = instantiateOnce(init, url, ['probe', 'detect'], () => {
+  const compiling = early;
+  early = undefined;
+  return compiling;
+});
 
 /** Instantiates the module (once), as the detect-only entry does. */
 export default function initVerified(moduleOrPath) {
-  if (ready === undefined) {
-    const source = moduleOrPath ?? early ?? url;
-    early = undefined;
-    ready = compile(source).then((module) => {
-      checkModule(module, ['probe', 'detect']);
-      return init({ module_or_path: module });
-    });
-    ready.catch(() => {
-      ready = undefined;
-    });
-  }
-  return ready;
+  return instance.initEntry(moduleOrPath);
 }
 
 /** Probes WebGPU and, with `verify`, verifies the adapter; then answers the
