@@ -12,7 +12,8 @@
 // - the cache: a second page of the same profile answers from it without a
 //   device; another description or limit misses; `cache: 'none'` runs again;
 //   clearVerifications() clears;
-// - the detect-only entry refuses `verify` with a sentence that says where it is.
+// - every entry hands `verify` to the verification's module, loaded on demand (the
+//   detect-only module has none).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';

@@ -69,10 +69,10 @@ export default function initDetect(moduleOrPath) {
  *  adapter this file gives as the module would: none, or a plain object of
  *  valid fields that leave the adapter request as WebGPU's default (no
  *  `powerPreference`, no `forceFallbackAdapter: true`) and verify nothing
- *  (`verify` false, or true where `verifyTrue`: the verification's own
- *  answer without an adapter is the probe's). Undefined for anything else:
- *  the module reads those, and says what is wrong with them. */
-function plainTimeout(options, verifyTrue) {
+ *  (`verify` false, or true: the verification's own answer without an
+ *  adapter is the probe's). Undefined for anything else: the module (or,
+ *  for `verify`, the verification's) reads those, and says what is wrong. */
+function plainTimeout(options) {
   if (options == null) return 2000;
   const proto = typeof options === 'object' ? Object.getPrototypeOf(options) : undefined;
   if (proto !== Object.prototype && proto !== null) return undefined;
@@ -90,7 +90,7 @@ function plainTimeout(options, verifyTrue) {
       if (typeof value !== 'boolean') return undefined;
     } else if (key === 'forceFallbackAdapter') {
       if (value !== false) return undefined;
-    } else if (key !== 'verify' || !(value === false || (value === true && verifyTrue))) {
+    } else if (key !== 'verify' || typeof value !== 'boolean') {
       return undefined;
     }
   }
@@ -127,7 +127,7 @@ async function withoutModule(options, nested) {
   const started = now();
   if (!inBrowser() || globalThis.navigator == null) return undefined;
   const gpu = gpuOf();
-  const timeout = plainTimeout(options, gpu != null);
+  const timeout = plainTimeout(options);
   if (timeout === undefined) return undefined;
   const answer = (reason, message, apiPresent) => unavailable(reason, message, apiPresent, timeout, started, nested);
   if (now() - started >= timeout) return answer('timeout', `no answer within ${timeout} ms`, true);
@@ -158,7 +158,7 @@ const verification = () => (verifier ??= import('./verified.js'));
 export async function detect(options) {
   const fixed = await withoutModule(options, true);
   if (fixed !== undefined) return fixed;
-  if (verifying(options)) return (await verification()).detect(options);
+  if (verifying(options, true)) return (await verification()).detect(options);
   await initDetect();
   return settle(detectNow, options).catch((error) => Promise.reject(adopt(error)));
 }
@@ -167,7 +167,7 @@ export async function detect(options) {
 export async function probe(options) {
   const fixed = await withoutModule(options, false);
   if (fixed !== undefined) return fixed;
-  if (verifying(options)) return (await verification()).probe(options);
+  if (verifying(options, true)) return (await verification()).probe(options);
   await initDetect();
   return settle(probeNow, options).catch((error) => Promise.reject(adopt(error)));
 }

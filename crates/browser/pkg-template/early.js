@@ -186,9 +186,12 @@ export function transformersOptions(resolution) {
 }
 
 /** Whether `options` ask for a verification where there is WebGPU to verify
- *  (a page, a worker, Deno): such a call is handed to `backend-targets/verify`,
- *  loaded on demand. Elsewhere (Node) the entry's own module answers it: no adapter. */
-export function verifying(options) {
+ *  (a page, a worker, Deno), or anywhere with `anywhere`: such a call is
+ *  handed to `backend-targets/verify`, loaded on demand. Elsewhere (Node) the
+ *  full entry's own module answers it: no adapter. The detect-only module
+ *  has no verification and refuses `verify`, so its entry hands every such
+ *  call on (its answers without an adapter aside). */
+export function verifying(options, anywhere = false) {
   let value = options;
   if (typeof value === 'string') {
     try {
@@ -198,5 +201,5 @@ export function verifying(options) {
     }
   }
   const verify = value !== null && typeof value === 'object' ? value.verify : undefined;
-  return verify !== undefined && verify !== false && globalThis.navigator?.gpu != null;
+  return verify !== undefined && verify !== false && (anywhere || globalThis.navigator?.gpu != null);
 }
