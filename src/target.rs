@@ -223,6 +223,34 @@ pub struct PresetOptions {
     pub enable_lib_torch: Option<bool>,
 }
 
+impl PresetOptions {
+    /// Sets the option JSON calls `name` (`os`, `arch`, `enableLibTorch`)
+    /// from its text, as the command's flags and the service's query
+    /// parameters give it: a spelling of the vocabulary, or `true`/`false`.
+    /// An error is located at the option as `spelling` names it. `Ok(false)`:
+    /// no option is called `name`. The one reader of an option's text, for
+    /// every edge.
+    pub fn set_from_text(&mut self, name: &str, value: &str, spelling: OptionSpelling) -> Result<bool> {
+        let at = spelling.of(name);
+        match name {
+            "os" => self.os = Some(value.parse::<OperatingSystem>().map_err(|e| e.under(at))?),
+            "arch" => self.arch = Some(value.parse::<Architecture>().map_err(|e| e.under(at))?),
+            "enableLibTorch" => {
+                self.enable_lib_torch = Some(match value {
+                    "true" => true,
+                    "false" => false,
+                    other => {
+                        let found = crate::error::quoted_short(other);
+                        return Err(Error::new(ErrorCode::InvalidValue, at, format!("expected true or false, found {found}")));
+                    }
+                });
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
 /// One preset with its default parameters, as listed by `presets()`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

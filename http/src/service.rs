@@ -12,7 +12,6 @@
 //! `limit`) where the command's is its flag (`--os`, `--limit`).
 
 use backend_targets::json::{quoted_short, to_json};
-use backend_targets::vocab::{Architecture, OperatingSystem};
 use backend_targets::{
     Error, ErrorCode, Limits, OptionSpelling, Preset, PresetOptions, SchemaName, parse_target, plan_json, presets,
     reference_capsules,
@@ -498,27 +497,7 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 fn preset_options(query: Query) -> Result<PresetOptions, Error> {
     let mut options = PresetOptions::default();
     let names: Vec<&str> = OptionSpelling::TABLE.iter().map(|(name, _)| *name).collect();
-    query.read(&names, &[], |name, value| {
-        match name {
-            "os" => options.os = Some(value.parse::<OperatingSystem>().map_err(|e| e.under("os"))?),
-            "arch" => options.arch = Some(value.parse::<Architecture>().map_err(|e| e.under("arch"))?),
-            "enableLibTorch" => {
-                options.enable_lib_torch = Some(match value.as_str() {
-                    "true" => true,
-                    "false" => false,
-                    other => {
-                        return Err(Error::new(
-                            ErrorCode::InvalidValue,
-                            "enableLibTorch",
-                            format!("expected true or false, found {}", quoted_short(other)),
-                        ));
-                    }
-                });
-            }
-            _ => return Ok(false),
-        }
-        Ok(true)
-    })?;
+    query.read(&names, &[], |name, value| options.set_from_text(name, &value, OptionSpelling::Json))?;
     Ok(options)
 }
 

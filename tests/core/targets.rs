@@ -351,3 +351,31 @@ fn availability_defaults_and_validation() {
         assert_eq!((error.code, error.path.as_str()), (ErrorCode::DuplicateValue, path), "{text}");
     }
 }
+
+/// The one reader of a preset option's text (the command's flags, the
+/// service's query parameters): the value read, an error at the option as
+/// the caller spells it, and `false` for a name that is no option.
+#[test]
+fn preset_options_read_from_text_in_either_spelling() {
+    let mut read = PresetOptions::default();
+    assert!(read.set_from_text("os", "linux", OptionSpelling::Flag).unwrap());
+    assert!(read.set_from_text("arch", "aarch64", OptionSpelling::Json).unwrap());
+    assert!(read.set_from_text("enableLibTorch", "false", OptionSpelling::Json).unwrap());
+    assert_eq!(read, options(Some(OperatingSystem::Linux), Some(Architecture::Aarch64), Some(false)));
+    assert!(read.set_from_text("enableLibTorch", "true", OptionSpelling::Flag).unwrap());
+    assert_eq!(read.enable_lib_torch, Some(true));
+    assert!(!read.set_from_text("accelerator", "cuda", OptionSpelling::Json).unwrap(), "not an option");
+    let cases = [
+        ("os", "MacOS", OptionSpelling::Flag, ErrorCode::UnknownVariant, "--os"),
+        ("os", "MacOS", OptionSpelling::Json, ErrorCode::UnknownVariant, "os"),
+        ("arch", "x64", OptionSpelling::Flag, ErrorCode::UnknownVariant, "--arch"),
+        ("enableLibTorch", "yes", OptionSpelling::Json, ErrorCode::InvalidValue, "enableLibTorch"),
+        ("enableLibTorch", "1", OptionSpelling::Flag, ErrorCode::InvalidValue, "--enable-libtorch"),
+    ];
+    for (name, value, spelling, code, path) in cases {
+        let error = PresetOptions::default().set_from_text(name, value, spelling).unwrap_err();
+        assert_eq!((error.code, error.path.as_str()), (code, path), "{name}={value}");
+    }
+    let error = PresetOptions::default().set_from_text("enableLibTorch", "yes", OptionSpelling::Json).unwrap_err();
+    assert_eq!(error.message, "expected true or false, found \"yes\"");
+}

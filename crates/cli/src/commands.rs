@@ -11,7 +11,6 @@ use backend_targets::SchemaName;
 use backend_targets::json::{to_json, to_json_pretty};
 use backend_targets::probe::native::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
 use backend_targets::reference_capsules;
-use backend_targets::vocab::{Architecture, OperatingSystem};
 use backend_targets::wording::quoted_short;
 use backend_targets::{Error, ErrorCode};
 use backend_targets::{OptionSpelling, Preset, PresetOptions, Target, presets};
@@ -168,16 +167,13 @@ impl TargetArgs {
         stdin_allowed: bool,
     ) -> Result<(), Error> {
         match arg.borrowed() {
-            Long("os") => {
-                let value = text_arg(parser.value().map_err(usage_error)?, "--os")?;
-                self.options.os = Some(value.parse::<OperatingSystem>().map_err(|e| e.under("--os"))?);
-                self.given.push("--os");
+            Long(flag @ ("os" | "arch")) => {
+                let flag = if flag == "os" { "--os" } else { "--arch" };
+                let value = text_arg(parser.value().map_err(usage_error)?, flag)?;
+                self.options.set_from_text(&flag[2..], &value, OptionSpelling::Flag)?;
+                self.given.push(flag);
             }
-            Long("arch") => {
-                let value = text_arg(parser.value().map_err(usage_error)?, "--arch")?;
-                self.options.arch = Some(value.parse::<Architecture>().map_err(|e| e.under("--arch"))?);
-                self.given.push("--arch");
-            }
+            // A flag without a value: nothing to read.
             Long("enable-libtorch") => {
                 self.options.enable_lib_torch = Some(true);
                 self.given.push("--enable-libtorch");
