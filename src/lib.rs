@@ -53,6 +53,7 @@
 mod availability;
 mod capsule;
 mod config;
+mod entry_points;
 mod error;
 pub mod json;
 mod limits;
@@ -63,7 +64,6 @@ mod request;
 mod schema;
 mod spelling;
 mod target;
-mod entry_points;
 pub mod vocab;
 pub mod webgpu;
 
@@ -77,13 +77,13 @@ pub mod wording {
 pub use availability::Availability;
 pub use capsule::{KernelCapsule, reference_capsules};
 pub use config::{BackendPreference, ExecutionConfig};
+pub use entry_points::{FromJsonText, ToJsonText, parse_availability, parse_plan_request, parse_target, plan_json};
 pub use error::{Error, ErrorCode, Result};
 pub use limits::{Limits, PlanOptions};
 pub use plan_result::{PlanMode, PlanResult};
 pub use request::{PlanRequest, plan};
 pub use schema::SchemaName;
 pub use target::{NamedPreset, OptionSpelling, Preset, PresetOptions, PresetParameters, Target, presets};
-pub use entry_points::{FromJsonText, ToJsonText, parse_availability, parse_plan_request, parse_target, plan_json};
 
 // No process-wide effect: the library sets no global allocator, exports no
 // C symbol, adds no loader constructor, panic hook or signal handler, in any

@@ -241,7 +241,11 @@ impl PresetOptions {
                     "false" => false,
                     other => {
                         let found = crate::error::quoted_short(other);
-                        return Err(Error::new(ErrorCode::InvalidValue, at, format!("expected true or false, found {found}")));
+                        return Err(Error::new(
+                            ErrorCode::InvalidValue,
+                            at,
+                            format!("expected true or false, found {found}"),
+                        ));
                     }
                 });
             }

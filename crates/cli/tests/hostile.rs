@@ -160,4 +160,3 @@ mod command {
         assert!(pretty.lines().count() > 10);
     }
 }
-
