@@ -85,7 +85,7 @@ async function corpusInPage({ timeoutSituation }) {
   const first = alone;
   const rest = moduleOnly;
   const run = (list, asText) => Promise.all(list.flatMap((options) => {
-    // (None given is the module's defaults, as `{}` is: src/wasm/probe.rs,
+    // (None given is the module's defaults, as `{}` is: crates/browser/src/probe.rs,
     // probe_options; JSON text "null" is refused, as it should be.)
     const given = asText ? (options == null ? '{}' : JSON.stringify(options)) : options;
     return [settle(m.detect(given)), settle(m.probe(given))];

@@ -118,7 +118,7 @@ function unavailable(reason, message, apiPresent, timeoutMs, started, nested) {
 
 /** `probe(options)`'s answer (`detect`'s where `nested`) where it needs no
  *  module: no `navigator.gpu`, a `null` adapter, or no answer within
- *  `timeoutMs`, as src/wasm/probe.rs answers them (its first checks, in its
+ *  `timeoutMs`, as crates/browser/src/probe.rs answers them (its first checks, in its
  *  order); undefined where the module answers (an adapter, a request that
  *  failed, options this file does not judge). The request is the one waiting
  *  (the first call takes the request made at evaluation) or one made now, which
