@@ -279,11 +279,10 @@ impl VJPMode {
 /// A macro callback over every spelled vocabulary: `for_each_vocabulary!(m)`
 /// expands to `m!(Type);` once per table. Hidden and not API: only the
 /// spelling test (`tests/core/spellings.rs`) calls it, to prove that no table
-/// escapes the per-variant check. Two definitions, chosen where the core is
-/// compiled: with the feature `native-forms`, the native probe's four
-/// vocabularies too (a `cfg` in the expansion would read the features of
-/// the crate that invokes it).
-#[cfg(feature = "native-forms")]
+/// escapes the per-variant check. With the feature `native-forms`, the native
+/// probe's four vocabularies too, through `__for_each_native_vocabulary!`,
+/// defined by the core's features (a `cfg` in the expansion would read the
+/// features of the crate that invokes it).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! for_each_vocabulary {
@@ -307,6 +306,17 @@ macro_rules! for_each_vocabulary {
         $callback!($crate::probe::web::ProbeReason);
         $callback!($crate::probe::web::FeatureAction);
         $callback!($crate::probe::web::PowerPreference);
+        $crate::__for_each_native_vocabulary!($callback);
+    };
+}
+
+/// The native probe's four vocabularies, for `for_each_vocabulary!`: with
+/// `native-forms` only.
+#[cfg(feature = "native-forms")]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __for_each_native_vocabulary {
+    ($callback:ident) => {
         $callback!($crate::probe::native::NativeReason);
         $callback!($crate::probe::native::ChangeAction);
         $callback!($crate::probe::native::NativeCheck);
@@ -314,31 +324,10 @@ macro_rules! for_each_vocabulary {
     };
 }
 
-/// `for_each_vocabulary!` without the native probe's vocabularies (no
-/// `native-forms`).
+/// Without `native-forms`, nothing.
 #[cfg(not(feature = "native-forms"))]
 #[macro_export]
 #[doc(hidden)]
-macro_rules! for_each_vocabulary {
-    ($callback:ident) => {
-        $callback!($crate::vocab::OperatingSystem);
-        $callback!($crate::vocab::Architecture);
-        $callback!($crate::vocab::Accelerator);
-        $callback!($crate::vocab::BuildFeature);
-        $callback!($crate::vocab::Device);
-        $callback!($crate::vocab::Provider);
-        $callback!($crate::vocab::TrustLevel);
-        $callback!($crate::vocab::TrustPolicy);
-        $callback!($crate::vocab::VJPMode);
-        $callback!($crate::vocab::BackendOp);
-        $callback!($crate::Preset);
-        $callback!($crate::SchemaName);
-        $callback!($crate::ErrorCode);
-        $callback!($crate::plan_result::RejectionReason);
-        $callback!($crate::plan_result::Verdict);
-        $callback!($crate::PlanMode);
-        $callback!($crate::probe::web::ProbeReason);
-        $callback!($crate::probe::web::FeatureAction);
-        $callback!($crate::probe::web::PowerPreference);
-    };
+macro_rules! __for_each_native_vocabulary {
+    ($callback:ident) => {};
 }
