@@ -32,7 +32,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withChromium as withBrowser } from './chromium.mjs';
+import { recordRequests, withChromium as withBrowser } from './chromium.mjs';
 import { ROOT } from './common.mjs';
 import { CSP, serve } from './static-server.mjs';
 
@@ -748,19 +748,7 @@ test('Chromium: both browser entries ask for the adapter before they start fetch
   for (const [flags, wasmAfterAnswer] of [[[], false], [['--enable-unsafe-webgpu'], true]]) {
     await withChromium(flags, async (context) => {
       const page = context.pages()[0] ?? (await context.newPage());
-      await page.addInitScript(() => {
-        window.__order = [];
-        const request = GPU.prototype.requestAdapter;
-        GPU.prototype.requestAdapter = function requestAdapter(options) {
-          window.__order.push('requestAdapter');
-          return request.call(this, options);
-        };
-        const original = window.fetch;
-        window.fetch = function fetch(input, init) {
-          window.__order.push(`fetch ${new URL(String(input), location.href).pathname}`);
-          return original.call(this, input, init);
-        };
-      });
+      await page.addInitScript(recordRequests);
       await page.goto(`${server.origin}/pkg/README.md`);
       const order = await page.evaluate(async () => {
         const m = await import('/pkg/detect.js');
@@ -776,19 +764,7 @@ test('Chromium: both browser entries ask for the adapter before they start fetch
   }
   await withChromium([], async (context) => {
     const page = context.pages()[0] ?? (await context.newPage());
-    await page.addInitScript(() => {
-      window.__order = [];
-      const request = GPU.prototype.requestAdapter;
-      GPU.prototype.requestAdapter = function requestAdapter(options) {
-        window.__order.push('requestAdapter');
-        return request.call(this, options);
-      };
-      const original = window.fetch;
-      window.fetch = function fetch(input, init) {
-        window.__order.push(`fetch ${new URL(String(input), location.href).pathname}`);
-        return original.call(this, input, init);
-      };
-    });
+    await page.addInitScript(recordRequests);
     for (const [entry, wasm] of [['/pkg/index.js', '/pkg/backend_targets_bg.wasm']]) {
       await page.goto(`${server.origin}/pkg/README.md`);
       const order = await page.evaluate((path) => import(path).then(() => window.__order), entry);

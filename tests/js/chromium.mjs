@@ -70,3 +70,27 @@ export async function inPages(browser, url, standIn, bodies, arg = {}, limitMs =
     await context.close();
   }
 }
+
+/**
+ * An init script (`page.addInitScript(recordRequests, { answers })`): records
+ * in `window.__order`, in order, each adapter request (`requestAdapter`),
+ * with `answers` what it answered (`adapter` or `null`), and each `fetch`
+ * (`fetch <path>`). Self-contained: the page runs its source.
+ */
+export function recordRequests({ answers = false } = {}) {
+  window.__order = [];
+  const request = GPU.prototype.requestAdapter;
+  GPU.prototype.requestAdapter = function requestAdapter(options) {
+    window.__order.push('requestAdapter');
+    const answer = request.call(this, options);
+    return answers ? answer.then((adapter) => {
+      window.__order.push(adapter ? 'adapter' : 'null');
+      return adapter;
+    }) : answer;
+  };
+  const original = window.fetch;
+  window.fetch = function fetch(input, init) {
+    window.__order.push(`fetch ${new URL(String(input), location.href).pathname}`);
+    return original.call(this, input, init);
+  };
+}

@@ -21,7 +21,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withChromium } from './chromium.mjs';
+import { recordRequests, withChromium } from './chromium.mjs';
 import { ROOT } from './common.mjs';
 import { serve } from './static-server.mjs';
 
@@ -164,22 +164,7 @@ for (const situation of SITUATIONS) {
 test('Chromium with an adapter: pkg/detect.js leaves the answer to its module (wgpu), and fetches it once the adapter answers', async () => {
   await withChromium(['--enable-unsafe-webgpu'], async (context) => {
     const page = context.pages()[0] ?? (await context.newPage());
-    await page.addInitScript(() => {
-      window.__order = [];
-      const request = GPU.prototype.requestAdapter;
-      GPU.prototype.requestAdapter = function requestAdapter(options) {
-        window.__order.push('requestAdapter');
-        return request.call(this, options).then((adapter) => {
-          window.__order.push(adapter ? 'adapter' : 'null');
-          return adapter;
-        });
-      };
-      const original = window.fetch;
-      window.fetch = function fetch(input, init) {
-        window.__order.push(`fetch ${new URL(String(input), location.href).pathname}`);
-        return original.call(this, input, init);
-      };
-    });
+    await page.addInitScript(recordRequests, { answers: true });
     await page.goto(`${server.origin}/pkg/README.md`);
     const got = await page.evaluate(async () => {
       const m = await import('/pkg/detect.js');
