@@ -64,3 +64,27 @@ for (const { n, native, wasi } of floors) {
       + `${(phase('writeUs') / phase('serdeWriteUs')).toFixed(2)} | ${(ours / floor).toFixed(2)} (${f(ours)} / ${f(floor)} µs) |`);
   }
 }
+
+// The issue's first row, process against process: `backend-targets plan`
+// (the native command, built by scripts/build.sh) against `plan_phases
+// floor` (read into derive-only structs, written back), each a fresh
+// process on the 10,000-capsule request, alternating, median wall time.
+const COMMAND = `${ROOT}/target/release/backend-targets`;
+const wall = (command, argv, input) => {
+  const start = process.hrtime.bigint();
+  const out = spawnSync(command, argv, { input, maxBuffer: 1 << 26 });
+  if (out.status !== 0 && out.status !== 1) throw new Error(`${command}: ${out.stderr}`);
+  return Number(process.hrtime.bigint() - start) / 1e6;
+};
+{
+  const text = JSON.stringify(planRequest(10000));
+  const times = { plan: [], floor: [] };
+  for (let i = 0; i < 5 * ROUNDS; i++) {
+    times.plan.push(wall(COMMAND, ['plan'], text));
+    times.floor.push(wall(NATIVE, ['floor'], text));
+  }
+  const [plan, floor] = [median(times.plan), median(times.floor)];
+  console.log('\n| 10,000 capsules, processes | `backend-targets plan` (ms) | `plan_phases floor` (ms) | ratio |');
+  console.log('|---|---|---|---|');
+  console.log(`| median of ${5 * ROUNDS} | ${f(plan)} | ${f(floor)} | ${(plan / floor).toFixed(2)} |`);
+}

@@ -51,7 +51,10 @@ echo "== WASI command"
 # it, splitting the command into its own crate made the module 1,599 B larger
 # (153,403 -> 155,002 B); with it, 152,544 B (cargo's module 378 B smaller
 # than the one-crate build's, its code 825 B smaller).
-RUSTFLAGS_EXTRA="-Zshare-generics=y" small_build --target wasm32-wasip1 --bin backend-targets --target-dir target/wasi
+# The two-pass reader (the core's `two-pass-reader`): the one pass measured
+# 197-303 B over the module's size goal (BENCHMARKS.md, issue 31).
+RUSTFLAGS_EXTRA="-Zshare-generics=y" small_build --target wasm32-wasip1 --bin backend-targets --target-dir target/wasi \
+  --features backend-targets/two-pass-reader
 wasi_built=target/wasi/wasm32-wasip1/release/backend-targets.wasm
 # The module defines its own memory (zero-filled) and Rust never uses its first
 # KiB (the bottom of the 1 MiB stack), which lets wasm-opt fold more addresses.

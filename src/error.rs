@@ -312,11 +312,16 @@ pub(crate) fn sorted_order(names: &[&str]) -> Vec<usize> {
 /// pairwise for a short list, else n log n by `sorted_order` (the earliest
 /// repeat is the least position that follows an equal name there).
 pub(crate) fn first_repeat<'a>(names: impl Iterator<Item = &'a str>) -> Option<usize> {
-    let names: Vec<&str> = names.collect();
+    first_repeat_in(&names.collect::<Vec<&str>>())
+}
+
+/// `first_repeat` of a slice (one copy, whatever the caller iterates).
+#[inline(never)]
+pub(crate) fn first_repeat_in(names: &[&str]) -> Option<usize> {
     if names.len() <= 16 {
         return (1..names.len()).find(|&i| names[..i].contains(&names[i]));
     }
-    let order = sorted_order(&names);
+    let order = sorted_order(names);
     order.windows(2).filter(|pair| names[pair[0]] == names[pair[1]]).map(|pair| pair[1]).min()
 }
 

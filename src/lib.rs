@@ -60,6 +60,8 @@ mod limits;
 pub mod plan_result;
 mod planner;
 pub mod probe;
+#[cfg(test)]
+mod reader_equivalence;
 mod request;
 mod schema;
 mod spelling;

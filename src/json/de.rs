@@ -1,11 +1,23 @@
-//! The strict deserializer: reads a typed value from a `Json` document.
+//! The strict reader: reads a typed value straight from JSON text, in one
+//! pass, every error located at the path of the value that caused it.
 //!
 //! serde's derived structs also accept a JSON array (fields by position), and
 //! a map field (`limits`) would keep the last of two equal keys; the SPEC allows
-//! neither. So `StrictValue` hands structs only to objects, reports a repeated
+//! neither. So `TextValue` hands structs only to objects, reports a repeated
 //! key in any object (serde's derive already refuses one in a struct, but only
 //! this reader says so with a path), and tracks the path of every value so that
 //! each error says where it is.
+//!
+//! It reads JSON's grammar itself only where the text is plain (structure,
+//! literals, strings without escapes, unsigned integers); a string with an
+//! escape and any other number are read by serde_json, from the token's own
+//! text. It stops at the first thing it does not take. What it says then is
+//! decided by `super::failure`: a text that is not JSON anywhere (serde_json
+//! reads the whole document again, on that path only) is said to be so,
+//! in serde_json's words, before any error of a value, as when the document
+//! was read first. `two_pass` (tests only) is that earlier reader, a `Json`
+//! document and then the typed value; the tests below hold the two to the
+//! same answers on every vector and on generated mutations of each.
 
 use std::borrow::Cow;
 
@@ -16,77 +28,226 @@ use serde::de::{
 };
 
 use super::document::Json;
+use super::document_text as document;
 use super::error::Error;
-use crate::error::{ErrorCode, first_repeat, join_path};
+use super::path::Where;
+use crate::error::{ErrorCode, first_repeat_in};
 
-/// Where a value stands: its container's place and its own key or index, a
-/// chain up to the root through the readers on the stack. Only an error
-/// renders it as a path, so reading allocates nothing for paths.
-#[derive(Clone, Copy)]
-struct Where<'a> {
-    parent: Option<&'a Where<'a>>,
-    segment: Segment<'a>,
+/// serde_json's nesting limit: the 128th array or object open at once is
+/// refused (`recursion limit exceeded`), so this reader refuses it too.
+const DEEPEST: u32 = 127;
+
+/// The text and the reader's place in it. Every method that meets what it
+/// does not take returns `Error::syntax()`; `super::failure` then has
+/// serde_json say what is wrong, so no sentence about syntax is made here.
+pub(super) struct Reader<'de> {
+    text: &'de str,
+    pos: usize,
+    /// Arrays and objects open at `pos`.
+    depth: u32,
 }
 
-#[derive(Clone, Copy)]
-enum Segment<'a> {
-    Root,
-    Key(&'a str),
-    Index(usize),
-}
-
-impl Where<'_> {
-    const ROOT: Where<'static> = Where { parent: None, segment: Segment::Root };
-
-    /// Locates `error` here (kept out of line: every visitor type would
-    /// otherwise get its own copy).
-    #[inline(never)]
-    fn locate(self, error: Error) -> Error {
-        error.at(&self.render())
+impl<'de> Reader<'de> {
+    pub(super) fn new(text: &'de str) -> Self {
+        Self { text, pos: 0, depth: 0 }
     }
 
+    /// Nothing but whitespace left, or what `super::failure` says of the text.
     #[inline(never)]
-    fn render(&self) -> String {
-        let parent = self.parent.map(Where::render).unwrap_or_default();
-        match self.segment {
-            Segment::Root => parent,
-            Segment::Key(key) => key_path(&parent, key),
-            Segment::Index(index) => format!("{parent}[{index}]"),
+    pub(super) fn end(&mut self) -> crate::error::Result<()> {
+        match self.peek() {
+            None => Ok(()),
+            Some(_) => Err(super::failure(self.text, None)),
         }
     }
+
+    /// The next byte after whitespace, not consumed.
+    #[inline]
+    fn peek(&mut self) -> Option<u8> {
+        let bytes = self.text.as_bytes();
+        while let Some(&byte) = bytes.get(self.pos) {
+            if !matches!(byte, b' ' | b'\n' | b'\t' | b'\r') {
+                return Some(byte);
+            }
+            self.pos += 1;
+        }
+        None
+    }
+
+    /// Consumes `byte` (after whitespace) or fails.
+    #[inline]
+    fn expect(&mut self, byte: u8) -> Result<(), Error> {
+        if self.peek() == Some(byte) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(Error::syntax())
+        }
+    }
+
+    /// Consumes `word` (`true`, `false`, `null`), which starts at `pos`.
+    #[inline(never)]
+    fn literal(&mut self, word: &str) -> Result<(), Error> {
+        if self.text.as_bytes().get(self.pos..self.pos + word.len()) == Some(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            Err(Error::syntax())
+        }
+    }
+
+    /// Opens an array or object (its first byte at `pos`), within the depth.
+    #[inline(never)]
+    fn open(&mut self) -> Result<(), Error> {
+        if self.depth == DEEPEST {
+            return Err(Error::syntax());
+        }
+        self.depth += 1;
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// The string at `pos` (its opening quote), borrowed from the text when
+    /// it has no escape; with one, serde_json reads the string's own text.
+    #[inline(never)]
+    fn string(&mut self) -> Result<Cow<'de, str>, Error> {
+        let bytes = self.text.as_bytes();
+        let start = self.pos + 1;
+        let mut end = start;
+        let mut escaped = false;
+        loop {
+            match bytes.get(end) {
+                Some(b'"') => break,
+                Some(b'\\') => {
+                    escaped = true;
+                    end += 2;
+                }
+                Some(0..=0x1f) | None => return Err(Error::syntax()),
+                Some(_) => end += 1,
+            }
+        }
+        self.pos = end + 1;
+        if !escaped {
+            return self.text.get(start..end).map(Cow::Borrowed).ok_or_else(Error::syntax);
+        }
+        match self.text.get(start - 1..end + 1).map(document) {
+            Some(Ok(Json::String(text))) => Ok(text),
+            _ => Err(Error::syntax()),
+        }
+    }
+
+    /// The number at `pos` (a digit or `-`), read by serde_json from its
+    /// token: the bytes a number can hold (after a number, JSON allows none
+    /// of them). serde_json judges its grammar (`01`, `1.`, `-`, `1e999`
+    /// are not numbers); a request holds few numbers (its limits).
+    #[inline(never)]
+    fn number(&mut self) -> Result<serde_json::Number, Error> {
+        let start = self.pos;
+        let rest = self.text.as_bytes().get(start..).unwrap_or_default();
+        self.pos += rest.iter().take_while(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')).count();
+        match self.text.get(start..self.pos).map(document) {
+            Some(Ok(Json::Number(number))) => Ok(number),
+            _ => Err(Error::syntax()),
+        }
+    }
+
+    /// Moves to a container's next item (`true`) or past its end, `close`
+    /// (`false`); `started`: whether an item came before (then a comma).
+    /// (Called again after the end, it would read on: no visitor does.)
+    #[inline(never)]
+    fn next_item(&mut self, close: u8, started: &mut bool) -> Result<bool, Error> {
+        if self.peek() == Some(close) {
+            self.pos += 1;
+            self.depth = self.depth.saturating_sub(1);
+            return Ok(false);
+        }
+        if *started {
+            self.expect(b',')?;
+        }
+        *started = true;
+        Ok(true)
+    }
+
+    /// An object's next key and its colon, or `None` past its end.
+    #[inline(never)]
+    fn next_key(&mut self, started: &mut bool) -> Result<Option<Cow<'de, str>>, Error> {
+        if !self.next_item(b'}', started)? {
+            return Ok(None);
+        }
+        if self.peek() != Some(b'"') {
+            return Err(Error::syntax());
+        }
+        let key = self.string()?;
+        self.expect(b':')?;
+        Ok(Some(key))
+    }
+
+    /// Moves past the value at `pos` without reading it: only on the way to
+    /// an error, which `super::failure` has serde_json check the text before.
+    #[inline(never)]
+    fn skip_unread(&mut self) {
+        let bytes = self.text.as_bytes();
+        let mut depth = 0usize;
+        while let Some(&byte) = bytes.get(self.pos) {
+            self.pos += 1;
+            match byte {
+                b'"' => {
+                    while let Some(&byte) = bytes.get(self.pos) {
+                        self.pos += 1 + usize::from(byte == b'\\');
+                        if byte == b'"' {
+                            break;
+                        }
+                    }
+                }
+                b'[' | b'{' => depth += 1,
+                b']' | b'}' | b',' if depth == 0 => {
+                    self.pos -= 1;
+                    return;
+                }
+                b']' | b'}' => depth -= 1,
+                _ => {}
+            }
+        }
+    }
+
+    /// What the value at `pos` is, in serde's words, for a wrong type; the
+    /// value is read only as far as that takes (a string, a number).
+    #[inline(never)]
+    fn wrong_type(&mut self, expected: &dyn de::Expected) -> Error {
+        let string;
+        let number;
+        let unexpected = match self.peek() {
+            Some(b'n') => Unexpected::Unit,
+            Some(b't') => Unexpected::Bool(true),
+            Some(b'f') => Unexpected::Bool(false),
+            Some(b'[') => Unexpected::Seq,
+            Some(b'{') => Unexpected::Map,
+            Some(b'"') => match self.string() {
+                Ok(text) => {
+                    string = text;
+                    Unexpected::Str(&string)
+                }
+                Err(error) => return error,
+            },
+            Some(b'-' | b'0'..=b'9') => match self.number() {
+                Ok(value) => {
+                    number = Json::Number(value);
+                    number.unexpected()
+                }
+                Err(error) => return error,
+            },
+            _ => return Error::syntax(),
+        };
+        de::Error::invalid_type(unexpected, expected)
+    }
 }
 
-/// The path of `key` in the object at `parent`: `parent.key`, or a quoted
-/// index (`parent["a b"]`) when the key is not a plain name (`.`, `[`,
-/// spaces, nothing), so that every path reads one way.
-pub(super) fn key_path(parent: &str, key: &str) -> String {
-    if is_plain_key(key) { join_path(parent, key) } else { format!("{parent}[{}]", crate::error::quoted_short(key)) }
-}
-
-/// Whether `key` can stand in a path as `a.key`: letters, digits, `_`, `-`.
-fn is_plain_key(key: &str) -> bool {
-    !key.is_empty() && key.len() <= 64 && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
-
-/// The index of the first key, in document order, that repeats an earlier one.
-/// serde's derive refuses a repeated struct field by itself; this pre-scan is
-/// what catches one in a map field (`limits`), which would keep the last.
-fn first_repeated(fields: &[(Cow<'_, str>, Json<'_>)]) -> Option<usize> {
-    first_repeat(fields.iter().map(|(key, _)| key.as_ref()))
-}
-
-/// Deserializes typed values from a `Json`, structs only from objects; every
-/// error it lets through carries the path of the value that caused it.
-pub struct StrictValue<'a, 'de> {
-    json: Json<'de>,
-    at: Where<'a>,
-}
-
-/// Reads a `T` from a document; the error, if any, is located (at the top
-/// level if no value did) and converted, out of line, for the caller: the
-/// `T` is then moved once, not once per `Result` type.
-pub fn deserialize<T: de::DeserializeOwned>(json: Json<'_>) -> crate::error::Result<T> {
-    T::deserialize(StrictValue { json, at: Where::ROOT }).map_err(super::into_error)
+/// Deserializes a typed value from the text at the reader's place, structs
+/// only from objects; every error it lets through carries the path of the
+/// value that caused it (or is the syntax marker, located by no one).
+pub(super) struct TextValue<'r, 'a, 'de> {
+    pub(super) reader: &'r mut Reader<'de>,
+    pub(super) at: Where<'a>,
 }
 
 // Each kind a visitor asks for by name (struct, seq, map, string, bool,
@@ -95,92 +256,98 @@ pub fn deserialize<T: de::DeserializeOwned>(json: Json<'_>) -> crate::error::Res
 // the visitor call; `deserialize_any` (numbers, and whatever a visitor leaves
 // open) is the one that dispatches on every kind. A value of another kind is
 // the `invalid_type` error that the visitor's default methods would give.
-impl<'a, 'de> StrictValue<'a, 'de> {
+impl<'de> TextValue<'_, '_, 'de> {
     /// The error for a value of a kind `expected` does not take, located here.
     #[inline(never)]
-    fn wrong_type(self, expected: &dyn de::Expected) -> Error {
-        self.at.locate(de::Error::invalid_type(self.json.unexpected(), expected))
+    fn wrong_type(&mut self, expected: &dyn de::Expected) -> Error {
+        // (A syntax mark located here stays one: `super::failure` reads no place of it.)
+        self.at.locate(self.reader.wrong_type(expected))
+    }
+
+    /// Opens the container that starts with `open`, or the wrong type.
+    #[inline(never)]
+    fn open(&mut self, open: u8, expected: &dyn de::Expected) -> Result<(), Error> {
+        if self.reader.peek() == Some(open) { self.reader.open() } else { Err(self.wrong_type(expected)) }
     }
 
     #[inline(never)]
-    fn into_fields(self, expected: &dyn de::Expected) -> Result<Fields<'a, 'de>, Error> {
-        match self.json {
-            Json::Object(fields) => Ok(Fields::new(fields, self.at)),
-            json => Err(StrictValue { json, ..self }.wrong_type(expected)),
-        }
+    fn read_string(&mut self, expected: &dyn de::Expected) -> Result<Cow<'de, str>, Error> {
+        if self.reader.peek() == Some(b'"') { self.reader.string() } else { Err(self.wrong_type(expected)) }
     }
 
     #[inline(never)]
-    fn into_items(self, expected: &dyn de::Expected) -> Result<Items<'a, 'de>, Error> {
-        match self.json {
-            Json::Array(items) => Ok(Items::new(items, self.at)),
-            json => Err(StrictValue { json, ..self }.wrong_type(expected)),
-        }
+    fn read_bool(&mut self, expected: &dyn de::Expected) -> Result<bool, Error> {
+        let word = match self.reader.peek() {
+            Some(b't') => "true",
+            Some(b'f') => "false",
+            _ => return Err(self.wrong_type(expected)),
+        };
+        self.reader.literal(word).map(|()| word.len() == 4)
     }
 
     #[inline(never)]
-    fn into_string(self, expected: &dyn de::Expected) -> Result<Cow<'de, str>, Error> {
-        match self.json {
-            Json::String(text) => Ok(text),
-            json => Err(StrictValue { json, ..self }.wrong_type(expected)),
-        }
-    }
-
-    #[inline(never)]
-    fn into_bool(self, expected: &dyn de::Expected) -> Result<bool, Error> {
-        match self.json {
-            Json::Bool(b) => Ok(b),
-            json => Err(StrictValue { json, ..self }.wrong_type(expected)),
-        }
-    }
-
-    #[inline(never)]
-    fn into_number(self, expected: &dyn de::Expected) -> Result<serde_json::Number, Error> {
-        match self.json {
-            Json::Number(number) => Ok(number),
-            json => Err(StrictValue { json, ..self }.wrong_type(expected)),
+    fn read_number(&mut self, expected: &dyn de::Expected) -> Result<serde_json::Number, Error> {
+        match self.reader.peek() {
+            Some(b'-' | b'0'..=b'9') => self.reader.number(),
+            _ => Err(self.wrong_type(expected)),
         }
     }
 
     /// Reads a number for a number's visitor: its copy then holds no array
     /// or object reading, which `deserialize_any` would give it.
-    fn deserialize_number<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_number<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Error> {
         let at = self.at;
-        let number = self.into_number(&visitor)?;
+        let number = self.read_number(&visitor)?;
         visit_number(&number, visitor).map_err(|e| at.locate(out_of_range(e)))
     }
 
     /// An optional field is either absent or a value: `null` is a wrong type,
     /// not a way to say "absent".
-    /// (By reference: returning `self` would copy it in every option's copy.)
     #[inline(never)]
-    fn reject_null(&self) -> Result<(), Error> {
-        match self.json {
-            Json::Null => {
-                Err(Error::new(ErrorCode::WrongType, "null is not accepted: leave the field out instead".to_string())
-                    .at(&self.at.render()))
-            }
+    fn reject_null(&mut self) -> Result<(), Error> {
+        match self.reader.peek() {
+            Some(b'n') => Err(self.at.locate(Error::new(
+                ErrorCode::WrongType,
+                "null is not accepted: leave the field out instead".to_string(),
+            ))),
             _ => Ok(()),
         }
     }
 
     /// A plain string names a unit variant; an object with one key, a variant
-    /// with a value.
+    /// with a value (then the reader is at the value, the object open).
     #[inline(never)]
-    fn into_variant(self, expected: &dyn de::Expected) -> Result<Variant<'a, 'de>, Error> {
-        match self.json {
-            Json::String(variant) => Ok(Variant { variant, value: None, at: self.at }),
-            Json::Object(mut fields) if fields.len() == 1 => {
-                let (variant, value) = fields.remove(0);
-                Ok(Variant { variant, value: Some(value), at: self.at })
-            }
-            // `{"only": …, "only": …}`: the repeated key, not the shape.
-            Json::Object(fields) if let Some(index) = first_repeated(&fields) => {
-                let at = Where { parent: Some(&self.at), segment: Segment::Key(&fields[index].0) };
-                Err(Error::duplicate_key(&fields[index].0).at(&at.render()))
-            }
-            json => Err(StrictValue { json, ..self }.wrong_type(expected)),
+    fn read_variant(&mut self, expected: &dyn de::Expected) -> Result<(Cow<'de, str>, bool), Error> {
+        match self.reader.peek() {
+            Some(b'"') => return self.reader.string().map(|name| (name, false)),
+            Some(b'{') => {}
+            _ => return Err(self.wrong_type(expected)),
         }
+        // Its keys, values unread: one key is the variant (the reader is
+        // put back at its value, the object open again); `{"only": …,
+        // "only": …}` is the repeated key, no key or more than one the shape.
+        self.reader.open()?;
+        let mut fields = Fields::new(&mut *self.reader, self.at);
+        let mut value = 0;
+        while fields.advance_map()?.is_some() {
+            value = fields.reader.pos;
+            fields.reader.skip_unread();
+        }
+        if fields.keys.len() == 1 {
+            let name = std::mem::take(&mut fields.key);
+            self.reader.pos = value;
+            self.reader.depth += 1;
+            return Ok((name, true));
+        }
+        Err(self.at.locate(de::Error::invalid_type(Unexpected::Map, expected)))
+    }
+
+    /// Closes a one-key object read as a variant with a value.
+    #[inline(never)]
+    fn close_variant(&mut self) -> Result<(), Error> {
+        self.reader.expect(b'}')?;
+        self.reader.depth = self.reader.depth.saturating_sub(1);
+        Ok(())
     }
 }
 
@@ -213,23 +380,39 @@ macro_rules! deserialize_numbers {
     )*};
 }
 
-impl<'de> Deserializer<'de> for StrictValue<'_, 'de> {
+impl<'de> Deserializer<'de> for TextValue<'_, '_, 'de> {
     type Error = Error;
 
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Error> {
         let at = self.at;
-        let result = match self.json {
-            Json::Null => visitor.visit_unit(),
-            Json::Bool(b) => visitor.visit_bool(b),
-            Json::Number(n) => visit_number(&n, visitor),
-            Json::String(s) => visitor.visit_str(&s),
-            Json::Array(items) => visitor.visit_seq(Items::new(items, at)),
-            Json::Object(fields) => visitor.visit_map(Fields::new(fields, at)),
+        let result = match self.reader.peek() {
+            Some(b'n') => self.reader.literal("null").and_then(|()| visitor.visit_unit()),
+            Some(b't' | b'f') => {
+                let b = self.read_bool(&visitor)?;
+                visitor.visit_bool(b)
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let number = self.reader.number()?;
+                visit_number(&number, visitor)
+            }
+            Some(b'"') => {
+                let text = self.reader.string()?;
+                visitor.visit_str(&text)
+            }
+            Some(b'[') => {
+                self.reader.open()?;
+                visitor.visit_seq(&mut Items::new(self.reader, at))
+            }
+            Some(b'{') => {
+                self.reader.open()?;
+                visitor.visit_map(&mut Fields::new(self.reader, at))
+            }
+            _ => Err(Error::syntax()),
         };
         result.map_err(|e| at.locate(e))
     }
 
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_option<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Error> {
         self.reject_null()?;
         visitor.visit_some(self)
     }
@@ -239,55 +422,63 @@ impl<'de> Deserializer<'de> for StrictValue<'_, 'de> {
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
-        self,
+        mut self,
         _name: &'static str,
         names: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
         let at = self.at;
-        let fields = self.into_fields(&visitor)?;
-        visitor.visit_map(StructFields { fields, names }).map_err(|e| at.locate(e))
+        self.open(b'{', &visitor)?;
+        let mut fields = StructFields { fields: Fields::new(self.reader, at), names };
+        visitor.visit_map(&mut fields).map_err(|e| at.locate(e))
     }
 
-    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_map<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Error> {
         let at = self.at;
-        let fields = self.into_fields(&visitor)?;
-        visitor.visit_map(fields).map_err(|e| at.locate(e))
+        self.open(b'{', &visitor)?;
+        let mut fields = Fields::new(self.reader, at);
+        visitor.visit_map(&mut fields).map_err(|e| at.locate(e))
     }
 
-    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_seq<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Error> {
         let at = self.at;
-        let items = self.into_items(&visitor)?;
-        visitor.visit_seq(items).map_err(|e| at.locate(e))
+        self.open(b'[', &visitor)?;
+        let mut items = Items::new(self.reader, at);
+        visitor.visit_seq(&mut items).map_err(|e| at.locate(e))
     }
 
-    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_str<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Error> {
         let at = self.at;
-        let text = self.into_string(&visitor)?;
+        let text = self.read_string(&visitor)?;
         visitor.visit_str(&text).map_err(|e| at.locate(e))
     }
 
-    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_string<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Error> {
         let at = self.at;
-        let text = self.into_string(&visitor)?;
+        let text = self.read_string(&visitor)?;
         visitor.visit_string(text.into_owned()).map_err(|e| at.locate(e))
     }
 
-    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_bool<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Error> {
         let at = self.at;
-        let b = self.into_bool(&visitor)?;
+        let b = self.read_bool(&visitor)?;
         visitor.visit_bool(b).map_err(|e| at.locate(e))
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
-        self,
+        mut self,
         _name: &'static str,
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
         let at = self.at;
-        let variant = self.into_variant(&visitor)?;
-        visitor.visit_enum(variant).map_err(|e| at.locate(e))
+        let (name, has_value) = self.read_variant(&visitor)?;
+        let value =
+            visitor.visit_enum(Variant { name, has_value, reader: &mut *self.reader, at }).map_err(|e| at.locate(e))?;
+        if has_value {
+            self.close_variant()?;
+        }
+        Ok(value)
     }
 
     deserialize_numbers! {
@@ -301,81 +492,97 @@ impl<'de> Deserializer<'de> for StrictValue<'_, 'de> {
     }
 }
 
-struct Items<'a, 'de> {
-    items: std::vec::IntoIter<Json<'de>>,
+struct Items<'r, 'a, 'de> {
+    reader: &'r mut Reader<'de>,
+    started: bool,
     at: Where<'a>,
     index: usize,
 }
 
-impl<'a, 'de> Items<'a, 'de> {
-    fn new(items: Vec<Json<'de>>, at: Where<'a>) -> Self {
-        Self { items: items.into_iter(), at, index: 0 }
+impl<'r, 'a, 'de> Items<'r, 'a, 'de> {
+    fn new(reader: &'r mut Reader<'de>, at: Where<'a>) -> Self {
+        Self { reader, started: false, at, index: 0 }
     }
 
     /// The next item, located at its index (out of line: the copy of
     /// `next_element_seed` made for every element type is only the call).
     #[inline(never)]
-    fn next_item(&mut self) -> Option<StrictValue<'_, 'de>> {
-        let json = self.items.next()?;
+    fn next_item(&mut self) -> Result<Option<TextValue<'_, '_, 'de>>, Error> {
+        if !self.reader.next_item(b']', &mut self.started)? {
+            return Ok(None);
+        }
         let index = self.index;
         self.index += 1;
-        Some(StrictValue { json, at: Where { parent: Some(&self.at), segment: Segment::Index(index) } })
+        let at = Where::index(&self.at, index);
+        Ok(Some(TextValue { reader: &mut *self.reader, at }))
     }
 }
 
-impl<'de> SeqAccess<'de> for Items<'_, 'de> {
+impl<'de> SeqAccess<'de> for &mut Items<'_, '_, 'de> {
     type Error = Error;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
-        match self.next_item() {
+        match self.next_item()? {
             Some(item) => seed.deserialize(item).map(Some),
             None => Ok(None),
         }
     }
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.items.len())
-    }
 }
 
-struct Fields<'a, 'de> {
-    fields: std::vec::IntoIter<(Cow<'de, str>, Json<'de>)>,
+struct Fields<'r, 'a, 'de> {
+    reader: &'r mut Reader<'de>,
+    started: bool,
     at: Where<'a>,
-    /// The current key (kept until the next one: its value's path borrows
-    /// it) and, between `next_key_seed` and `next_value_seed`, its value.
+    /// The current key (kept until the next one: its value's path borrows it).
     key: Cow<'de, str>,
-    value: Option<Json<'de>>,
-    /// Position of the next key, and of the first key that repeats an earlier one.
-    index: usize,
-    first_repeated: Option<usize>,
-}
-
-impl<'a, 'de> Fields<'a, 'de> {
-    fn new(fields: Vec<(Cow<'de, str>, Json<'de>)>, at: Where<'a>) -> Self {
-        let first_repeated = first_repeated(&fields);
-        Self { fields: fields.into_iter(), at, key: Cow::Borrowed(""), value: None, index: 0, first_repeated }
-    }
+    /// A map's keys so far, the current one last (a struct's stay
+    /// uncounted: serde's derive refuses a repeated field itself, in the
+    /// words `repeat` uses).
+    keys: Vec<Cow<'de, str>>,
 }
 
 // The non-generic steps of `MapAccess` live in these `#[inline(never)]`
 // methods: the derived `visit_map` of every struct inlines the generic ones.
-impl<'de> Fields<'_, 'de> {
-    /// Moves the next entry into `self.key` and `self.value`; `None` at the
-    /// end, or the error of a repeated key. That is the error serde's derive
-    /// gives a repeated struct field, so every object says it alike; checked
-    /// here, before the key is read, so that `take_value` cannot fail.
+impl<'r, 'a, 'de> Fields<'r, 'a, 'de> {
+    fn new(reader: &'r mut Reader<'de>, at: Where<'a>) -> Self {
+        Self { reader, started: false, at, key: Cow::Borrowed(""), keys: Vec::new() }
+    }
+
+    /// Moves to the next key, in `self.key`; `None` at the end.
     #[inline(never)]
     fn advance(&mut self) -> Result<Option<&str>, Error> {
-        let Some((key, value)) = self.fields.next() else {
-            self.value = None;
-            return Ok(None);
-        };
+        let Some(key) = self.reader.next_key(&mut self.started)? else { return Ok(None) };
         self.key = key;
-        self.value = Some(value);
-        let index = self.index;
-        self.index += 1;
-        if self.first_repeated == Some(index) {
-            return Err(Error::duplicate_key(&self.key).at(&self.key_at().render()));
-        }
         Ok(Some(&self.key))
+    }
+
+    /// Moves to the next key of a map, kept in `keys`; at the end, the
+    /// error of a key that repeats an earlier one, if one does.
+    #[inline(never)]
+    fn advance_map(&mut self) -> Result<Option<&str>, Error> {
+        if self.advance()?.is_none() {
+            return self.repeat().map_or(Ok(None), Err);
+        }
+        self.keys.push(self.key.clone());
+        Ok(Some(&self.key))
+    }
+
+    /// The error of the first of the map's keys so far that repeats an
+    /// earlier one: the error serde's derive gives a repeated struct field,
+    /// so every object says it alike. Found by sorting (a hostile map of
+    /// many keys costs n log n, not n²); asked at the map's end and on an
+    /// error in it, since a repeat said first where the keys were read
+    /// before the error was.
+    #[inline(never)]
+    fn repeat(&self) -> Option<Error> {
+        let keys: Vec<&str> = self.keys.iter().map(|key| key.as_ref()).collect();
+        let key = *keys.get(first_repeat_in(&keys)?)?;
+        Some(Where::key(&self.at, key).locate(Error::duplicate_key(key)))
+    }
+
+    /// `error`, met in the map, unless a repeated key came before it.
+    #[inline(never)]
+    fn map_error(&self, error: Error) -> Error {
+        self.repeat().unwrap_or(error)
     }
 
     /// Locates an error of the current key (an unknown field) at the key.
@@ -386,30 +593,29 @@ impl<'de> Fields<'_, 'de> {
 
     /// The place of the current key and its value.
     fn key_at(&self) -> Where<'_> {
-        Where { parent: Some(&self.at), segment: Segment::Key(&self.key) }
+        Where::key(&self.at, &self.key)
     }
 
-    /// Takes the current value, located at its key.
+    /// The current key's value, located at its key.
     #[inline(never)]
-    fn take_value(&mut self) -> StrictValue<'_, 'de> {
-        let json = self.value.take().unwrap_or(Json::Null);
-        StrictValue { json, at: self.key_at() }
+    fn value(&mut self) -> TextValue<'_, '_, 'de> {
+        TextValue { reader: &mut *self.reader, at: Where::key(&self.at, &self.key) }
     }
 }
 
-impl<'de> MapAccess<'de> for Fields<'_, 'de> {
+impl<'de> MapAccess<'de> for &mut Fields<'_, '_, 'de> {
     type Error = Error;
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
-        let Some(key) = self.advance()? else { return Ok(None) };
+        let Some(key) = self.advance_map()? else { return Ok(None) };
         let name: StrDeserializer<'_, Error> = key.into_deserializer();
         // An unknown field is reported by the key's seed: locate it at the key.
         match seed.deserialize(name) {
             Ok(parsed) => Ok(Some(parsed)),
-            Err(error) => Err(self.locate_key(error)),
+            Err(error) => Err(self.map_error(self.locate_key(error))),
         }
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        seed.deserialize(self.take_value())
+        seed.deserialize(self.value()).map_err(|error| self.map_error(error))
     }
 }
 
@@ -418,12 +624,12 @@ impl<'de> MapAccess<'de> for Fields<'_, 'de> {
 /// derived field visitors then match a number, not a string: their own
 /// string matching is never compiled (some KB of wasm). An unknown key is the
 /// error the derive's `deny_unknown_fields` gives, with the same names.
-struct StructFields<'a, 'de> {
-    fields: Fields<'a, 'de>,
+struct StructFields<'r, 'a, 'de> {
+    fields: Fields<'r, 'a, 'de>,
     names: &'static [&'static str],
 }
 
-impl StructFields<'_, '_> {
+impl StructFields<'_, '_, '_> {
     /// The next key's index among the struct's fields, `None` at the end.
     #[inline(never)]
     fn next_index(&mut self) -> Result<Option<u64>, Error> {
@@ -438,7 +644,7 @@ impl StructFields<'_, '_> {
     }
 }
 
-impl<'de> MapAccess<'de> for StructFields<'_, 'de> {
+impl<'de> MapAccess<'de> for &mut StructFields<'_, '_, 'de> {
     type Error = Error;
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
         let Some(index) = self.next_index()? else { return Ok(None) };
@@ -446,58 +652,50 @@ impl<'de> MapAccess<'de> for StructFields<'_, 'de> {
         seed.deserialize(index).map(Some)
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        seed.deserialize(self.fields.take_value())
+        seed.deserialize(self.fields.value())
     }
 }
 
-struct Variant<'a, 'de> {
-    variant: Cow<'de, str>,
-    value: Option<Json<'de>>,
+struct Variant<'r, 'a, 'de> {
+    name: Cow<'de, str>,
+    /// Whether the variant came as a one-key object, its value at the reader's place.
+    has_value: bool,
+    reader: &'r mut Reader<'de>,
     /// The place of the enum's value (`config.backend`).
     at: Where<'a>,
 }
 
-impl<'a, 'de> EnumAccess<'de> for Variant<'a, 'de> {
+impl<'r, 'a, 'de> EnumAccess<'de> for Variant<'r, 'a, 'de> {
     type Error = Error;
-    type Variant = VariantValue<'a, 'de>;
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, VariantValue<'a, 'de>), Error> {
-        let name: StrDeserializer<'_, Error> = self.variant.as_ref().into_deserializer();
+    type Variant = Self;
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), Error> {
+        let name: StrDeserializer<'_, Error> = self.name.as_ref().into_deserializer();
         let variant = seed.deserialize(name)?;
-        Ok((variant, VariantValue { name: self.variant, value: self.value, enum_at: self.at }))
+        Ok((variant, self))
     }
 }
 
-struct VariantValue<'a, 'de> {
-    name: Cow<'de, str>,
-    value: Option<Json<'de>>,
-    /// The place of the enum's value; the variant's value stands at the
-    /// variant's name in it (`config.backend.prefer`).
-    enum_at: Where<'a>,
-}
-
-impl<'de> VariantAccess<'de> for VariantValue<'_, 'de> {
+impl<'de> VariantAccess<'de> for Variant<'_, '_, 'de> {
     type Error = Error;
     fn unit_variant(self) -> Result<(), Error> {
-        let at = Where { parent: Some(&self.enum_at), segment: Segment::Key(&self.name) };
-        match self.value {
-            None => Ok(()),
-            Some(value) => Err(de::Error::invalid_type(
-                value.unexpected(),
-                &format!("the plain string \"{}\"", self.name).as_str(),
-            )),
+        if !self.has_value {
+            return Ok(());
         }
-        .map_err(|e: Error| e.at(&at.render()))
+        // The variant's value stands at the variant's name in the enum's
+        // value (`config.backend.prefer`).
+        let expected = format!("the plain string \"{}\"", self.name);
+        Err(Where::key(&self.at, &self.name).locate(self.reader.wrong_type(&expected.as_str())))
     }
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
-        let at = Where { parent: Some(&self.enum_at), segment: Segment::Key(&self.name) };
-        match self.value {
-            Some(json) => seed.deserialize(StrictValue { json, at }),
-            None => Err(<Error as de::Error>::invalid_type(
-                Unexpected::Str(&self.name),
-                &format!("an object with a value, such as {{\"{}\": ...}}", self.name).as_str(),
-            )
-            .at(&at.render())),
+        let at = Where::key(&self.at, &self.name);
+        if self.has_value {
+            return seed.deserialize(TextValue { reader: self.reader, at });
         }
+        Err(<Error as de::Error>::invalid_type(
+            Unexpected::Str(&self.name),
+            &format!("an object with a value, such as {{\"{}\": ...}}", self.name).as_str(),
+        )
+        .at(&at.render()))
     }
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
         Err(de::Error::invalid_type(Unexpected::TupleVariant, &visitor))

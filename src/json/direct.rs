@@ -73,7 +73,7 @@ fn number_unexpected(value: f64, text: &str) -> Unexpected<'static> {
 /// quoted index when it is not a plain name.
 #[inline(never)]
 fn at(key: Option<&str>, code: ErrorCode, message: String) -> Error {
-    let path = key.map(|key| super::de::key_path("", key)).unwrap_or_default();
+    let path = key.map(|key| super::path::key_path("", key)).unwrap_or_default();
     Error { code, path, message, expected: Vec::new() }
 }
 

@@ -61,6 +61,19 @@ impl Error {
         self
     }
 
+    /// The one-pass reader's mark for text it does not take: no words, no
+    /// place; `json::failure` has serde_json say what is wrong.
+    #[cfg(any(test, not(feature = "two-pass-reader")))]
+    pub(super) fn syntax() -> Self {
+        Self::new(ErrorCode::InvalidJson, String::new())
+    }
+
+    /// Whether this is `syntax()`'s mark.
+    #[cfg(any(test, not(feature = "two-pass-reader")))]
+    pub(super) fn is_syntax(&self) -> bool {
+        self.code == ErrorCode::InvalidJson && self.message.is_empty()
+    }
+
     pub(super) fn expecting(mut self, expected: &[&str]) -> Self {
         self.expected = expected.iter().map(|s| s.to_string()).collect();
         self
@@ -143,6 +156,7 @@ impl Error {
 
     /// A repeated map key: the same sentence as a repeated struct field, for
     /// a path that already ends in the key.
+    #[inline(never)]
     pub(super) fn duplicate_key(key: &str) -> Self {
         Self::new(ErrorCode::DuplicateField, format!("duplicate field {}", quoted_short(key)))
     }

@@ -1,11 +1,24 @@
 //! Strict JSON in, deterministic JSON out. Every JSON form enters through
-//! `from_json`, which reads the text into a `Json` document (`document`), then
-//! the typed value from it (`de`), and turns the reader's failures (`error`)
-//! into `Error`s with a code and a path such as `capsules[3].trustLevel`.
+//! `from_json`, which reads the typed value straight from the text in one
+//! pass (`de`), and turns the reader's failures (`error`) into `Error`s with
+//! a code and a path such as `capsules[3].trustLevel`; what is not JSON is
+//! said in serde_json's words, from its reading of the text as a `Json`
+//! document (`document`).
+//!
+//! With the feature `two-pass-reader` (the size-bound modules: the browser's
+//! and the WASI command's), `from_json` is the earlier reader instead
+//! (`two_pass`): the document first, then the typed value from it, 0.5 KB
+//! gzipped smaller and about twice the parse time (BENCHMARKS.md, issue 31).
+//! The two give the same value or the same error for every text
+//! (`crate::reader_equivalence`, generated mutations of every vector).
 
+#[cfg(any(test, not(feature = "two-pass-reader")))]
 mod de;
 mod document;
 mod error;
+mod path;
+#[cfg(any(test, feature = "two-pass-reader"))]
+mod two_pass;
 // The detect-only module's reader of `probe()`'s options (and its tests):
 // the browser module's (crates/browser), with the feature `direct-reader`.
 #[cfg(any(test, feature = "direct-reader"))]
@@ -24,9 +37,51 @@ use crate::error::{Error, ErrorCode, Result};
 /// Parses `text` as a `T`, rejecting unknown fields, wrong types, missing
 /// required fields, duplicate fields, bad spellings and trailing text.
 pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T> {
-    // Only the typed read is generic; parsing and error conversion are
-    // compiled once, not once per `T`.
-    de::deserialize(parse_document(text)?)
+    #[cfg(feature = "two-pass-reader")]
+    return from_json_two_pass(text);
+    #[cfg(not(feature = "two-pass-reader"))]
+    return from_json_one_pass(text);
+}
+
+/// The one-pass reader (`de`): only the typed read is generic, the
+/// failure's wording is compiled once, not once per `T`.
+#[cfg(any(test, not(feature = "two-pass-reader")))]
+pub(crate) fn from_json_one_pass<T: DeserializeOwned>(text: &str) -> Result<T> {
+    let mut reader = de::Reader::new(text);
+    match T::deserialize(de::TextValue { reader: &mut reader, at: path::Where::ROOT }) {
+        Ok(value) => reader.end().map(|()| value),
+        Err(error) => Err(failure(text, Some(error))),
+    }
+}
+
+/// What a text that the one-pass reader stopped in is said to be: not JSON,
+/// if it is not JSON anywhere (read again, whole, by serde_json, in its
+/// words), before anything the reader found in a value, as when the whole
+/// document was read first; else the reader's error, located.
+#[cfg(any(test, not(feature = "two-pass-reader")))]
+#[inline(never)]
+fn failure(text: &str, error: Option<error::Error>) -> Error {
+    if let Err(syntax) = parse_document(text) {
+        return syntax;
+    }
+    match error {
+        Some(error) if !error.is_syntax() => into_error(error),
+        // Only if the two readers disagreed on the grammar (the tests hold
+        // them equal): still an error with a code, never a panic.
+        _ => Error::new(
+            ErrorCode::InvalidJson,
+            "",
+            "not valid JSON (the strict reader stopped where serde_json did not)",
+        ),
+    }
+}
+
+/// The earlier reader, the whole text into a `Json` document and then the
+/// typed value from it: the size-bound modules' reader, and the reference
+/// the one-pass reader is held to.
+#[cfg(any(test, feature = "two-pass-reader"))]
+pub(crate) fn from_json_two_pass<T: DeserializeOwned>(text: &str) -> Result<T> {
+    two_pass::deserialize(parse_document(text)?)
 }
 
 /// Reads `text` into a `Json` document (no trailing text allowed). Text
@@ -42,10 +97,16 @@ fn parse_document(text: &str) -> Result<Json<'_>> {
             "the input is empty (or only whitespace): expected a JSON document",
         ));
     }
+    document_text(text).map_err(|error| Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {error}")))
+}
+
+/// serde_json's reading of `text` as one `Json` value and nothing after it:
+/// the document (the command pretty-prints a schema through it), and the
+/// one-pass reader's escaped strings and numbers.
+#[inline(never)]
+pub fn document_text(text: &str) -> serde_json::Result<Json<'_>> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    Json::deserialize(&mut deserializer)
-        .and_then(|document| deserializer.end().map(|()| document))
-        .map_err(|error| Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {error}")))
+    Json::deserialize(&mut deserializer).and_then(|document| deserializer.end().map(|()| document))
 }
 
 /// The reader's error as this crate's, at the top level if no value located it.
@@ -69,7 +130,7 @@ pub fn to_json<T: Serialize>(value: &T) -> String {
 /// the same bytes, some 10 KB less code.
 pub fn to_json_pretty<T: Serialize>(value: &T) -> String {
     let compact = to_json(value);
-    match serde_json::from_str::<Json>(&compact) {
+    match document_text(&compact) {
         Ok(document) => serde_json::to_string_pretty(&document).unwrap_or_default(),
         Err(_) => compact,
     }

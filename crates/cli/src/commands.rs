@@ -417,7 +417,7 @@ pub(crate) fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Err
     // Every form's schema is embedded in the native and WASI builds.
     let text = name.text().unwrap_or_default();
     let text = if pretty {
-        match serde_json::from_str::<backend_targets::json::Json>(&text) {
+        match backend_targets::json::document_text(&text) {
             Ok(document) => Output { pretty: true }.json(&document),
             Err(_) => format!("{text}\n"),
         }

@@ -1,0 +1,193 @@
+//! The one-pass reader (`json::de`) held to the earlier two-pass reader
+//! (`json::two_pass`: a `Json` document, then the typed value): the same value or
+//! the same error (code, path, sentence, spellings) for every form read from
+//! text, on every vector of the project and on mutations generated from each
+//! (every place in the text: a byte left out, or one of JSON's tokens put in
+//! or put instead).
+
+use std::fmt::Debug;
+
+use serde::de::DeserializeOwned;
+
+use crate::availability::Availability;
+use crate::json::{Json, from_json_one_pass as from_json, from_json_two_pass, to_json};
+use crate::limits::PlanOptions;
+use crate::probe::native::{CheckReport, HostDevice, NativeCheck, NativeReason};
+use crate::probe::web::{ProbeOptions, ProbeReport, WebGpuVerdict};
+use crate::request::PlanRequest;
+use crate::target::{PresetOptions, Target};
+
+/// Asserts that both readers give `T` alike from `text` (every field of the
+/// value or of the error, as `Debug` writes them); whether it read.
+fn same<T: DeserializeOwned + Debug>(text: &str) -> bool {
+    let (one, two) = (from_json::<T>(text), from_json_two_pass::<T>(text));
+    assert_eq!(format!("{one:?}"), format!("{two:?}"), "{} from {text:?}", std::any::type_name::<T>());
+    one.is_ok()
+}
+
+/// Every form an edge reads from text.
+fn every_form(text: &str) -> bool {
+    [
+        same::<PlanRequest>(text),
+        same::<Target>(text),
+        same::<Availability>(text),
+        same::<PresetOptions>(text),
+        same::<PlanOptions>(text),
+        same::<ProbeOptions>(text),
+        same::<ProbeReport>(text),
+        same::<WebGpuVerdict>(text),
+        same::<CheckReport>(text),
+        // Any JSON at all, and a visitor that recurses (through
+        // `deserialize_any`), as no form's does: the grammar, the numbers and
+        // the nesting limit of both readers.
+        same::<serde_json::Value>(text),
+    ]
+    .contains(&true)
+}
+
+/// What is put in at each place, or instead of the byte there.
+const TOKENS: [&str; 22] = [
+    "\"",
+    "\\",
+    ",",
+    ":",
+    "{",
+    "}",
+    "[",
+    "]",
+    "null",
+    "true",
+    "0",
+    "-1",
+    "01",
+    "1.5",
+    "2e400",
+    "18446744073709551616",
+    " ",
+    "x",
+    "\"a\":1,",
+    "\"\\u00e9\\n\"",
+    "\u{1}",
+    "é",
+];
+
+/// The text with one change at byte `at` (a char boundary): left out, or
+/// a token put in before it, or put instead of it.
+fn mutations(text: &str, mut check: impl FnMut(&str)) {
+    let boundaries: Vec<usize> = text.char_indices().map(|(at, _)| at).chain([text.len()]).collect();
+    for pair in boundaries.windows(2) {
+        let (at, next) = (pair[0], pair[1]);
+        check(&format!("{}{}", &text[..at], &text[next..]));
+        for token in TOKENS {
+            check(&format!("{}{token}{}", &text[..at], &text[at..]));
+            check(&format!("{}{token}{}", &text[..at], &text[next..]));
+        }
+    }
+}
+
+/// The project's vector files: `(name, text)`.
+fn vector_texts(folder: &str) -> Vec<(String, String)> {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors").join(folder);
+    let mut texts: Vec<(String, String)> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .map(|path| (path.display().to_string(), std::fs::read_to_string(&path).unwrap()))
+        .collect();
+    texts.sort();
+    texts
+}
+
+fn malformed_inputs() -> Vec<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/malformed.json");
+    let cases: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    cases.iter().map(|case| case["input"].as_str().unwrap().to_string()).collect()
+}
+
+/// Texts of the forms besides the request, each read by its own form.
+fn form_texts() -> Vec<String> {
+    let mut check = CheckReport::new(NativeCheck::Cuda, NativeReason::DeviceAvailable, "two \"devices\"");
+    check.devices = vec![HostDevice::new(0, "H200".into(), Some("9.0".into()), Some(150_000_000_000))];
+    check.elapsed_ms = 12.75;
+    check.cuda_major = Some(13);
+    vec![
+        to_json(&Target::linux_cuda(true)),
+        to_json(&Target::wasm()),
+        to_json(&Target::linux_cuda(true).declared_availability()),
+        r#"{"os":"linux","arch":"aarch64"}"#.into(),
+        r#"{"limits":{"ops":7,"capsules":20}}"#.into(),
+        r#"{"timeoutMs":250,"verifyDevice":true,"verify":{"budgetMs":50,"precision":"f16"}}"#.into(),
+        r#"{"available":true,"reason":"adapter-available","message":"m","apiPresent":true,"adapter":{"info":{"vendor":"v","architecture":"","device":"","description":"d"},"isFallbackAdapter":false,"features":["shader-f16"],"limits":{"maxBufferSize":268435456,"maxBindGroups":4}}}"#.into(),
+        r#"{"reason":"verified","message":"ok","verification":{"workload":"mlp","checked":["f32"],"gpuMs":1.5,"wasmMs":2,"ratio":0.75,"margin":1.1,"maxError":0}}"#.into(),
+        to_json(&check),
+    ]
+}
+
+#[test]
+fn every_vector_reads_alike() {
+    let mut read = 0;
+    for (_, text) in vector_texts("requests").iter().chain(&vector_texts("targets")) {
+        read += usize::from(every_form(text));
+    }
+    for text in malformed_inputs().iter().chain(&form_texts()) {
+        read += usize::from(every_form(text));
+    }
+    // Not only errors: every request vector and form text reads as something.
+    assert!(read >= 21 + form_texts().len(), "{read}");
+}
+
+#[test]
+fn mutated_requests_read_alike() {
+    // The compact texts: every place is a token boundary, none is indentation.
+    let mut seeds: Vec<String> = vector_texts("requests")
+        .iter()
+        .map(|(_, text)| to_json(&serde_json::from_str::<Json>(text).unwrap()))
+        .collect();
+    seeds.sort_by_key(String::len);
+    // The three shortest whole, and the longest: every place, every token.
+    let (mut texts, mut read) = (0, 0);
+    for seed in seeds.iter().take(3).chain(seeds.last()) {
+        mutations(seed, |text| {
+            texts += 1;
+            read += usize::from(same::<PlanRequest>(text));
+        });
+    }
+    assert!(read > 0 && read < texts, "{read} of {texts}");
+}
+
+#[test]
+fn mutated_forms_read_alike() {
+    let (mut texts, mut read) = (0, 0);
+    for seed in form_texts() {
+        mutations(&seed, |text| {
+            texts += 1;
+            read += usize::from(every_form(text));
+        });
+    }
+    assert!(read > 0 && read < texts, "{read} of {texts}");
+}
+
+#[test]
+fn mutated_malformed_requests_read_alike() {
+    let (mut texts, mut read) = (0, 0);
+    for seed in malformed_inputs().iter().filter(|text| text.len() < 400) {
+        mutations(seed, |text| {
+            texts += 1;
+            read += usize::from(same::<PlanRequest>(text));
+        });
+    }
+    assert!(read > 0 && read < texts, "{read} of {texts}");
+}
+
+#[test]
+fn nesting_at_serde_jsons_limit_reads_alike() {
+    for depth in [126, 127, 128, 129] {
+        let text = format!(r#"{{"ops":[],"capsules":{}{}}}"#, "[".repeat(depth), "]".repeat(depth));
+        every_form(&text);
+        let text = format!(r#"{{"timeoutMs":1,"x":{}{}}}"#, "{\"a\":".repeat(depth), "}".repeat(depth));
+        every_form(&text);
+        let check = to_json(&CheckReport::new(NativeCheck::Cuda, NativeReason::DeviceAvailable, "m"));
+        let text = format!("{}{}{}", "[".repeat(depth), check, "]".repeat(depth));
+        every_form(&text);
+    }
+}
