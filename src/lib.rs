@@ -47,7 +47,10 @@
 //! writes the characters that reorder a line `\uXXXX`), `schema` (JSON
 //! Schemas by schemars), and, for the browser module only, `typescript` (the
 //! forms' TypeScript types, tsify) and `direct-reader` (`json::direct`, the
-//! detect-only module's reader of `probe()`'s options).
+//! detect-only module's reader of `probe()`'s options); `two-pass-reader`
+//! (the browser module's and the WASI command's: `json::from_json` reads a
+//! document, then the typed value, instead of one pass; the same answers,
+//! 0.8 KB gzipped smaller, its parse 1.5-1.8 times the one pass's).
 
 // The core: no JS, wgpu or OS types.
 mod availability;
