@@ -113,7 +113,7 @@ impl<'de> Reader<'de> {
     fn string(&mut self) -> Result<Cow<'de, str>, Error> {
         let bytes = self.text.as_bytes();
         let start = self.pos + 1;
-        let mut end = start;
+        let mut end = start + plain_run(bytes.get(start..).unwrap_or_default());
         let mut escaped = false;
         loop {
             match bytes.get(end) {
@@ -240,6 +240,30 @@ impl<'de> Reader<'de> {
         };
         de::Error::invalid_type(unexpected, expected)
     }
+}
+
+/// How many bytes `bytes` starts with that are none of `"`, `\\` and the
+/// control characters: a string's plain run, found 8 bytes at a time (as
+/// serde_json's own reader does) and then by byte. Exact: in each 8-byte
+/// word, the lowest byte flagged is the first such byte (a borrow runs only
+/// upward, from a flagged byte).
+fn plain_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = ONES << 7;
+    let zero_byte = |word: u64| word.wrapping_sub(ONES) & !word & HIGH;
+    let mut run = 0;
+    while let Some(chunk) = bytes.get(run..run + 8) {
+        let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).unwrap_or_default());
+        let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
+        let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+        let flagged = quote | backslash | control;
+        if flagged != 0 {
+            return run + (flagged.trailing_zeros() / 8) as usize;
+        }
+        run += 8;
+    }
+    run + bytes.get(run..).unwrap_or_default().iter().take_while(|&&b| b != b'"' && b != b'\\' && b >= 0x20).count()
 }
 
 /// Deserializes a typed value from the text at the reader's place, structs
@@ -702,5 +726,28 @@ impl<'de> VariantAccess<'de> for Variant<'_, '_, 'de> {
     }
     fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], visitor: V) -> Result<V::Value, Error> {
         Err(de::Error::invalid_type(Unexpected::StructVariant, &visitor))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_run;
+
+    /// 8 bytes at a time finds what a byte loop finds: every byte value at
+    /// every place of a 17-byte run, and after another special byte.
+    #[test]
+    fn a_plain_run_ends_where_a_byte_loop_ends() {
+        let by_byte = |bytes: &[u8]| bytes.iter().take_while(|&&b| b != b'"' && b != b'\\' && b >= 0x20).count();
+        for place in 0..17 {
+            for byte in 0..=255u8 {
+                let mut bytes = [b'a'; 17];
+                bytes[place] = byte;
+                assert_eq!(plain_run(&bytes), by_byte(&bytes), "{byte:#x} at {place}");
+                if place + 1 < bytes.len() {
+                    bytes[place + 1] = 0;
+                    assert_eq!(plain_run(&bytes), by_byte(&bytes), "{byte:#x} at {place}, then 0");
+                }
+            }
+        }
     }
 }
