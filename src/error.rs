@@ -215,7 +215,7 @@ pub fn join_path(prefix: &str, rest: &str) -> String {
 /// availability's devices and providers, WebGPU feature names).
 pub(crate) fn reject_repeats<'a>(values: impl Iterator<Item = &'a str>, path: &str) -> Result<()> {
     let values: Vec<&str> = values.collect();
-    match first_repeat(values.iter().copied()) {
+    match first_repeat(&values) {
         None => Ok(()),
         Some(index) => Err(Error::new(
             ErrorCode::DuplicateValue,
@@ -311,13 +311,8 @@ pub(crate) fn sorted_order(names: &[&str]) -> Vec<usize> {
 /// The index of the first name, in order, that repeats an earlier one:
 /// pairwise for a short list, else n log n by `sorted_order` (the earliest
 /// repeat is the least position that follows an equal name there).
-pub(crate) fn first_repeat<'a>(names: impl Iterator<Item = &'a str>) -> Option<usize> {
-    first_repeat_in(&names.collect::<Vec<&str>>())
-}
-
-/// `first_repeat` of a slice (one copy, whatever the caller iterates).
 #[inline(never)]
-pub(crate) fn first_repeat_in(names: &[&str]) -> Option<usize> {
+pub(crate) fn first_repeat(names: &[&str]) -> Option<usize> {
     if names.len() <= 16 {
         return (1..names.len()).find(|&i| names[..i].contains(&names[i]));
     }
@@ -428,13 +423,13 @@ mod tests {
 
     #[test]
     fn the_first_repeat_is_the_earliest_position_that_repeats_an_earlier_name() {
-        assert_eq!(first_repeat(["a", "b", "c"].into_iter()), None);
-        assert_eq!(first_repeat(["b", "a", "b", "a"].into_iter()), Some(2));
-        assert_eq!(first_repeat(["x", "y", "y", "x"].into_iter()), Some(2));
+        assert_eq!(first_repeat(&["a", "b", "c"]), None);
+        assert_eq!(first_repeat(&["b", "a", "b", "a"]), Some(2));
+        assert_eq!(first_repeat(&["x", "y", "y", "x"]), Some(2));
         assert_eq!(sorted_order(&["b", "a", "b"]), [1, 0, 2]);
         // Past the pairwise length, the sorted way answers the same.
         let long: Vec<String> = (0..40).map(|i| format!("n{i}")).chain(["n7".to_string(), "n3".to_string()]).collect();
-        assert_eq!(first_repeat(long.iter().map(String::as_str)), Some(40));
+        assert_eq!(first_repeat(&long.iter().map(String::as_str).collect::<Vec<_>>()), Some(40));
         let error = reject_repeats(["a", "b", "a"].into_iter(), "features").unwrap_err();
         assert_eq!((error.code, error.path.as_str()), (ErrorCode::DuplicateValue, "features[2]"));
         assert_eq!(error.message, "\"a\" is listed twice");

@@ -31,7 +31,8 @@ use super::document::Json;
 use super::document_text as document;
 use super::error::Error;
 use super::path::Where;
-use crate::error::{ErrorCode, first_repeat_in};
+use super::visit::{deserialize_numbers, field_index, out_of_range, plain_string, variant_without_value, visit_number};
+use crate::error::{ErrorCode, first_repeat};
 
 /// serde_json's nesting limit: the 128th array or object open at once is
 /// refused (`recursion limit exceeded`), so this reader refuses it too.
@@ -375,35 +376,6 @@ impl<'de> TextValue<'_, '_, 'de> {
     }
 }
 
-/// Hands a number to a visitor: as an unsigned integer when it is one, else
-/// a signed one, else a float.
-fn visit_number<'de, V: Visitor<'de>>(number: &serde_json::Number, visitor: V) -> Result<V::Value, Error> {
-    match (number.as_u64(), number.as_i64()) {
-        (Some(u), _) => visitor.visit_u64(u),
-        (_, Some(i)) => visitor.visit_i64(i),
-        _ => visitor.visit_f64(number.as_f64().unwrap_or_default()),
-    }
-}
-
-/// A number where a number is expected is never a wrong type: `-1`, `-0`,
-/// `1e2` and 2⁶⁴ for a count are all values out of its range.
-#[inline(never)]
-fn out_of_range(mut error: Error) -> Error {
-    if error.code == ErrorCode::WrongType {
-        error.code = ErrorCode::InvalidValue;
-    }
-    error
-}
-
-/// `deserialize_i8`, ... `deserialize_f64`: each by `deserialize_number`.
-macro_rules! deserialize_numbers {
-    ($($method:ident)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-            self.deserialize_number(visitor)
-        }
-    )*};
-}
-
 impl<'de> Deserializer<'de> for TextValue<'_, '_, 'de> {
     type Error = Error;
 
@@ -599,7 +571,7 @@ impl<'r, 'a, 'de> Fields<'r, 'a, 'de> {
     #[inline(never)]
     fn repeat(&self) -> Option<Error> {
         let keys: Vec<&str> = self.keys.iter().map(|key| key.as_ref()).collect();
-        let key = *keys.get(first_repeat_in(&keys)?)?;
+        let key = *keys.get(first_repeat(&keys)?)?;
         Some(Where::key(&self.at, key).locate(Error::duplicate_key(key)))
     }
 
@@ -658,12 +630,9 @@ impl StructFields<'_, '_, '_> {
     #[inline(never)]
     fn next_index(&mut self) -> Result<Option<u64>, Error> {
         let Some(key) = self.fields.advance()? else { return Ok(None) };
-        match self.names.iter().position(|name| *name == key) {
-            Some(index) => Ok(Some(index as u64)),
-            None => {
-                let error = de::Error::unknown_field(&self.fields.key, self.names);
-                Err(self.fields.locate_key(error))
-            }
+        match field_index(self.names, key) {
+            Ok(index) => Ok(Some(index)),
+            Err(error) => Err(self.fields.locate_key(error)),
         }
     }
 }
@@ -707,7 +676,7 @@ impl<'de> VariantAccess<'de> for Variant<'_, '_, 'de> {
         }
         // The variant's value stands at the variant's name in the enum's
         // value (`config.backend.prefer`).
-        let expected = format!("the plain string \"{}\"", self.name);
+        let expected = plain_string(&self.name);
         Err(Where::key(&self.at, &self.name).locate(self.reader.wrong_type(&expected.as_str())))
     }
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
@@ -715,11 +684,7 @@ impl<'de> VariantAccess<'de> for Variant<'_, '_, 'de> {
         if self.has_value {
             return seed.deserialize(TextValue { reader: self.reader, at });
         }
-        Err(<Error as de::Error>::invalid_type(
-            Unexpected::Str(&self.name),
-            &format!("an object with a value, such as {{\"{}\": ...}}", self.name).as_str(),
-        )
-        .at(&at.render()))
+        Err(at.locate(variant_without_value(&self.name)))
     }
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
         Err(de::Error::invalid_type(Unexpected::TupleVariant, &visitor))

@@ -19,6 +19,7 @@ mod error;
 mod path;
 #[cfg(any(test, feature = "two-pass-reader"))]
 mod two_pass;
+mod visit;
 // The detect-only module's reader of `probe()`'s options (and its tests):
 // the browser module's (crates/browser), with the feature `direct-reader`.
 #[cfg(any(test, feature = "direct-reader"))]

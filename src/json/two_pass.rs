@@ -19,13 +19,14 @@ use serde::de::{
 use super::document::Json;
 use super::error::Error;
 use super::path::Where;
+use super::visit::{deserialize_numbers, field_index, out_of_range, plain_string, variant_without_value, visit_number};
 use crate::error::{ErrorCode, first_repeat};
 
 /// The index of the first key, in document order, that repeats an earlier one.
 /// serde's derive refuses a repeated struct field by itself; this pre-scan is
 /// what catches one in a map field (`limits`), which would keep the last.
 fn first_repeated(fields: &[(Cow<'_, str>, Json<'_>)]) -> Option<usize> {
-    first_repeat(fields.iter().map(|(key, _)| key.as_ref()))
+    first_repeat(&fields.iter().map(|(key, _)| key.as_ref()).collect::<Vec<_>>())
 }
 
 /// Deserializes typed values from a `Json`, structs only from objects; every
@@ -135,35 +136,6 @@ impl<'a, 'de> StrictValue<'a, 'de> {
             json => Err(StrictValue { json, ..self }.wrong_type(expected)),
         }
     }
-}
-
-/// Hands a number to a visitor: as an unsigned integer when it is one, else
-/// a signed one, else a float.
-fn visit_number<'de, V: Visitor<'de>>(number: &serde_json::Number, visitor: V) -> Result<V::Value, Error> {
-    match (number.as_u64(), number.as_i64()) {
-        (Some(u), _) => visitor.visit_u64(u),
-        (_, Some(i)) => visitor.visit_i64(i),
-        _ => visitor.visit_f64(number.as_f64().unwrap_or_default()),
-    }
-}
-
-/// A number where a number is expected is never a wrong type: `-1`, `-0`,
-/// `1e2` and 2⁶⁴ for a count are all values out of its range.
-#[inline(never)]
-fn out_of_range(mut error: Error) -> Error {
-    if error.code == ErrorCode::WrongType {
-        error.code = ErrorCode::InvalidValue;
-    }
-    error
-}
-
-/// `deserialize_i8`, ... `deserialize_f64`: each by `deserialize_number`.
-macro_rules! deserialize_numbers {
-    ($($method:ident)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-            self.deserialize_number(visitor)
-        }
-    )*};
 }
 
 impl<'de> Deserializer<'de> for StrictValue<'_, 'de> {
@@ -381,12 +353,9 @@ impl StructFields<'_, '_> {
     #[inline(never)]
     fn next_index(&mut self) -> Result<Option<u64>, Error> {
         let Some(key) = self.fields.advance()? else { return Ok(None) };
-        match self.names.iter().position(|name| *name == key) {
-            Some(index) => Ok(Some(index as u64)),
-            None => {
-                let error = de::Error::unknown_field(&self.fields.key, self.names);
-                Err(self.fields.locate_key(error))
-            }
+        match field_index(self.names, key) {
+            Ok(index) => Ok(Some(index)),
+            Err(error) => Err(self.fields.locate_key(error)),
         }
     }
 }
@@ -434,10 +403,7 @@ impl<'de> VariantAccess<'de> for VariantValue<'_, 'de> {
         let at = Where::key(&self.enum_at, &self.name);
         match self.value {
             None => Ok(()),
-            Some(value) => Err(de::Error::invalid_type(
-                value.unexpected(),
-                &format!("the plain string \"{}\"", self.name).as_str(),
-            )),
+            Some(value) => Err(de::Error::invalid_type(value.unexpected(), &plain_string(&self.name).as_str())),
         }
         .map_err(|e: Error| e.at(&at.render()))
     }
@@ -445,11 +411,7 @@ impl<'de> VariantAccess<'de> for VariantValue<'_, 'de> {
         let at = Where::key(&self.enum_at, &self.name);
         match self.value {
             Some(json) => seed.deserialize(StrictValue { json, at }),
-            None => Err(<Error as de::Error>::invalid_type(
-                Unexpected::Str(&self.name),
-                &format!("an object with a value, such as {{\"{}\": ...}}", self.name).as_str(),
-            )
-            .at(&at.render())),
+            None => Err(at.locate(variant_without_value(&self.name))),
         }
     }
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
