@@ -15,7 +15,7 @@ use crate::target::Target;
 pub fn parse_plan_request(text: &str, limits: &Limits) -> Result<PlanRequest> {
     limits.validate("limits")?;
     limits.check_bytes(text.len())?;
-    let request: PlanRequest = from_json(text)?;
+    let request: PlanRequest = crate::json::from_json_within(text, limits)?;
     request.validate()?;
     limits.check_request(&request)?;
     Ok(request)

@@ -7,6 +7,11 @@
 //! browser module's memory; each can be raised (`--limit NAME=N`, the JS
 //! `limits` option) up to a hard ceiling. A request beyond one is refused
 //! with `limit-exceeded` at the path of what exceeds it.
+//!
+//! The lists and maps a count limit bounds are one table, `COUNTED`: the
+//! strict readers count them as they read a request's text (`json`), so the
+//! first one over its limit is refused there, its items past the limit
+//! counted but never read; `check_request` counts a request built in code.
 
 use serde::{Deserialize, Serialize};
 
@@ -91,6 +96,56 @@ limits_table! {
     output_bytes = "outputBytes": default 128 << 20, ceiling 256 << 20;
 }
 
+/// A step on the way to a counted list or map from a plan request's root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// The value of this key.
+    Key(&'static str),
+    /// Any item of a list.
+    Item,
+}
+
+/// The lists and maps of a plan request that a count limit bounds, with
+/// their place; what is counted is named as the limit is (`N features`).
+/// The readers look a list's or map's place up here as they open it
+/// (`Limits::counted`); tests/limits_table.rs holds `check_request` to it.
+pub(crate) const COUNTED: &[Counted] = {
+    use Step::{Item, Key};
+    &[
+        Counted { name: "ops", limit: |limits| limits.ops, steps: &[Key("ops")] },
+        Counted { name: "configs", limit: |limits| limits.configs, steps: &[Key("configs")] },
+        Counted { name: "capsules", limit: |limits| limits.capsules, steps: &[Key("capsules")] },
+        Counted {
+            name: "features",
+            limit: |limits| limits.features,
+            steps: &[Key("capsules"), Item, Key("requires"), Key("features")],
+        },
+        Counted {
+            name: "limits",
+            limit: |limits| limits.limits,
+            steps: &[Key("capsules"), Item, Key("requires"), Key("limits")],
+        },
+        Counted {
+            name: "features",
+            limit: |limits| limits.features,
+            steps: &[Key("availability"), Key("webGpu"), Key("features")],
+        },
+        Counted {
+            name: "limits",
+            limit: |limits| limits.limits,
+            steps: &[Key("availability"), Key("webGpu"), Key("limits")],
+        },
+    ]
+};
+
+/// A row of `COUNTED`: the limit's name (also what it counts), its value,
+/// and the place of the list or map it bounds.
+pub(crate) struct Counted {
+    pub(crate) name: &'static str,
+    pub(crate) limit: fn(&Limits) -> usize,
+    pub(crate) steps: &'static [Step],
+}
+
 impl Limits {
     /// Applies one override `NAME=N`, as the command's `--limit NAME=N` and
     /// the service's `?limit=NAME=N` give it, with every error at `path` (the
@@ -155,16 +210,18 @@ impl Limits {
     /// (Public for the browser module, which counts what the host hands it.)
     pub fn check(path: &str, name: &str, what: &str, count: usize, limit: usize) -> Result<()> {
         if count > limit {
-            return Err(Error::new(
-                ErrorCode::LimitExceeded,
-                path,
-                format!(
-                    "{count} {what}, more than the limit {name} = {limit} (raise it: --limit {name}=N, \
-                     ?limit={name}=N, {{ limits: {{ {name}: N }} }})"
-                ),
-            ));
+            return Err(Error::new(ErrorCode::LimitExceeded, path, Self::exceeded(name, what, count, limit)));
         }
         Ok(())
+    }
+
+    /// `check`'s sentence: `count` `what`, more than the limit `name`.
+    #[inline(never)]
+    pub(crate) fn exceeded(name: &str, what: &str, count: usize, limit: usize) -> String {
+        format!(
+            "{count} {what}, more than the limit {name} = {limit} (raise it: --limit {name}=N, ?limit={name}=N, \
+             {{ limits: {{ {name}: N }} }})"
+        )
     }
 
     /// Refuses a request text longer than `request_bytes`.

@@ -220,3 +220,114 @@ fn check_capsule(capsule: &KernelCapsule, limits: &Limits) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::entry_points::parse_plan_request;
+    use crate::error::{Error, ErrorCode};
+    use crate::json::{from_json_one_pass, from_json_two_pass};
+    use crate::limits::{COUNTED, Limits, Step};
+
+    /// A request whose list or map at `counted` (a `COUNTED` row's place)
+    /// has three items, every other one that a count limit bounds one;
+    /// every item valid.
+    fn three_at(counted: &[Step]) -> String {
+        let n = |steps: &[Step]| if steps == counted { 3 } else { 1 };
+        let list =
+            |steps: &[Step], item: &dyn Fn(usize) -> String| (0..n(steps)).map(item).collect::<Vec<_>>().join(",");
+        use Step::{Item, Key};
+        let features = |steps: &[Step]| list(steps, &|i| format!(r#""f{i}""#));
+        let limits = |steps: &[Step]| list(steps, &|i| format!(r#""maxL{i}":{i}"#));
+        let capsule = |i: usize| {
+            let requires = format!(
+                r#""requires":{{"features":[{}],"limits":{{{}}}}}"#,
+                features(&[Key("capsules"), Item, Key("requires"), Key("features")]),
+                limits(&[Key("capsules"), Item, Key("requires"), Key("limits")])
+            );
+            format!(
+                r#"{{"name":"c{i}","op":"add","provider":"reference","device":"cpu","trustLevel":"checked",{requires}}}"#
+            )
+        };
+        format!(
+            r#"{{"ops":[{}],"configs":[{}],"availability":{{"devices":["cpu"],"providers":["reference","webGpu"],"webGpu":{{"features":[{}],"limits":{{{}}}}}}},"capsules":[{}]}}"#,
+            list(&[Key("ops")], &|_| r#""add""#.to_string()),
+            list(&[Key("configs")], &|_| r#"{"device":"cpu"}"#.to_string()),
+            features(&[Key("availability"), Key("webGpu"), Key("features")]),
+            limits(&[Key("availability"), Key("webGpu"), Key("limits")]),
+            list(&[Key("capsules")], &capsule),
+        )
+    }
+
+    /// `limits` with the count limit `name` at `value`, the rest at default.
+    fn with(name: &str, value: usize) -> Limits {
+        let mut limits = Limits::DEFAULT;
+        limits.set(name, value).unwrap();
+        limits
+    }
+
+    /// The path of the first place `steps` reach in `three_at(steps)`.
+    fn first_place(steps: &[Step]) -> String {
+        let mut path = String::new();
+        for step in steps {
+            match step {
+                Step::Key(key) => path = crate::error::join_path(&path, key),
+                Step::Item => path.push_str("[0]"),
+            }
+        }
+        path
+    }
+
+    fn refusal(result: crate::error::Result<impl std::fmt::Debug>) -> Error {
+        result.expect_err("a refusal")
+    }
+
+    #[test]
+    fn every_counted_list_is_refused_as_read_as_check_request_refuses_it() {
+        for counted in COUNTED {
+            let (name, steps) = (counted.name, counted.steps);
+            let text = three_at(steps);
+            let read = parse_plan_request(&text, &Limits::DEFAULT).unwrap();
+            let limits = with(name, 2);
+            let expected = refusal(limits.check_request(&read));
+            assert_eq!(expected.code, ErrorCode::LimitExceeded, "{name}");
+            assert_eq!(expected.path, first_place(steps), "{name}");
+            assert!(
+                expected.message.starts_with(&format!("3 {name}, more than the limit {name} = 2 ")),
+                "{expected:?}"
+            );
+            // Each reader refuses it where it reads it, in the same words.
+            let one = refusal(from_json_one_pass::<super::PlanRequest>(&text, Some(&limits)));
+            let two = refusal(from_json_two_pass::<super::PlanRequest>(&text, Some(&limits)));
+            assert_eq!(one, expected, "{name}");
+            assert_eq!(two, expected, "{name}");
+            // At the limit, nothing is refused.
+            parse_plan_request(&text, &with(name, 3)).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_list_over_its_limit_is_counted_to_its_end_but_not_read() {
+        // Items past the limit are counted, not read: a misspelling there is not said.
+        let error = refusal(parse_plan_request(r#"{"ops":["matmul","mtmul",{"x":[1,"]"]},3]}"#, &with("ops", 1)));
+        assert_eq!((error.code, error.path.as_str()), (ErrorCode::LimitExceeded, "ops"));
+        assert!(error.message.starts_with("4 ops, more than the limit ops = 1 "), "{}", error.message);
+        // One within the limit is read first.
+        let error = refusal(parse_plan_request(r#"{"ops":["mtmul","matmul"]}"#, &with("ops", 1)));
+        assert_eq!((error.code, error.path.as_str()), (ErrorCode::UnknownVariant, "ops[0]"));
+        // What follows the list is not read: its wrong type, and a rule
+        // across fields (`config` with `configs`), are not said.
+        for text in
+            [r#"{"ops":["matmul","add"],"capsules":"none"}"#, r#"{"ops":["matmul","add"],"config":{},"configs":[{}]}"#]
+        {
+            let error = refusal(parse_plan_request(text, &with("ops", 1)));
+            assert_eq!((error.code, error.path.as_str()), (ErrorCode::LimitExceeded, "ops"), "{text}");
+        }
+        // Text that is not JSON anywhere is still said first.
+        let error = refusal(parse_plan_request(r#"{"ops":["matmul","add"],}"#, &with("ops", 1)));
+        assert_eq!(error.code, ErrorCode::InvalidJson);
+        // A map's repeated key read before its limit's key is said first.
+        let text = r#"{"ops":[],"availability":{"devices":["cpu"],"providers":["reference"],"webGpu":{"limits":{"maxA":1,"maxA":2,"maxB":3}}}}"#;
+        let error = refusal(parse_plan_request(text, &with("limits", 1)));
+        assert_eq!((error.code, error.path.as_str()), (ErrorCode::DuplicateField, "availability.webGpu.limits.maxA"));
+    }
+}

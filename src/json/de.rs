@@ -211,6 +211,24 @@ impl<'de> Reader<'de> {
         }
     }
 
+    /// How many items a container has from `pos` (inside one) to its end,
+    /// `close`: each is moved past unread, only counted (a list or map over
+    /// its limit). Syntax is not judged: an error is on its way, and
+    /// `super::failure` has serde_json check the text first.
+    #[inline(never)]
+    fn items_left(&mut self, close: u8) -> Result<usize, Error> {
+        let mut count = 0;
+        loop {
+            self.skip_unread();
+            count += 1;
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(byte) if byte == close => return Ok(count),
+                _ => return Err(Error::syntax()),
+            }
+        }
+    }
+
     /// What the value at `pos` is, in serde's words, for a wrong type; the
     /// value is read only as far as that takes (a string, a number).
     #[inline(never)]
@@ -493,21 +511,30 @@ struct Items<'r, 'a, 'de> {
     started: bool,
     at: Where<'a>,
     index: usize,
+    /// The count limit of this list (its name, its value), if one bounds it.
+    limit: Option<(&'static str, usize)>,
 }
 
 impl<'r, 'a, 'de> Items<'r, 'a, 'de> {
     fn new(reader: &'r mut Reader<'de>, at: Where<'a>) -> Self {
-        Self { reader, started: false, at, index: 0 }
+        Self { reader, started: false, limit: at.count_limit(), at, index: 0 }
     }
 
     /// The next item, located at its index (out of line: the copy of
-    /// `next_element_seed` made for every element type is only the call).
+    /// `next_element_seed` made for every element type is only the call);
+    /// the one past the list's limit is the limit's error, the rest counted.
     #[inline(never)]
     fn next_item(&mut self) -> Result<Option<TextValue<'_, '_, 'de>>, Error> {
         if !self.reader.next_item(b']', &mut self.started)? {
             return Ok(None);
         }
         let index = self.index;
+        if let Some((name, limit)) = self.limit
+            && index == limit
+        {
+            let count = limit + self.reader.items_left(b']')?;
+            return Err(self.at.count_exceeded(name, count, limit));
+        }
         self.index += 1;
         let at = Where::index(&self.at, index);
         Ok(Some(TextValue { reader: &mut *self.reader, at }))
@@ -534,13 +561,15 @@ struct Fields<'r, 'a, 'de> {
     /// uncounted: serde's derive refuses a repeated field itself, in the
     /// words `repeat` uses).
     keys: Vec<Cow<'de, str>>,
+    /// The count limit of this map (its name, its value), if one bounds it.
+    limit: Option<(&'static str, usize)>,
 }
 
 // The non-generic steps of `MapAccess` live in these `#[inline(never)]`
 // methods: the derived `visit_map` of every struct inlines the generic ones.
 impl<'r, 'a, 'de> Fields<'r, 'a, 'de> {
     fn new(reader: &'r mut Reader<'de>, at: Where<'a>) -> Self {
-        Self { reader, started: false, at, key: Cow::Borrowed(""), keys: Vec::new() }
+        Self { reader, started: false, limit: at.count_limit(), at, key: Cow::Borrowed(""), keys: Vec::new() }
     }
 
     /// Moves to the next key, in `self.key`; `None` at the end.
@@ -552,13 +581,21 @@ impl<'r, 'a, 'de> Fields<'r, 'a, 'de> {
     }
 
     /// Moves to the next key of a map, kept in `keys`; at the end, the
-    /// error of a key that repeats an earlier one, if one does.
+    /// error of a key that repeats an earlier one, if one does. The key past
+    /// the map's limit is the limit's error (the rest counted), unless a
+    /// repeat came first.
     #[inline(never)]
     fn advance_map(&mut self) -> Result<Option<&str>, Error> {
         if self.advance()?.is_none() {
             return self.repeat().map_or(Ok(None), Err);
         }
         self.keys.push(self.key.clone());
+        if let Some((name, limit)) = self.limit
+            && self.keys.len() > limit
+        {
+            let count = limit + self.reader.items_left(b'}')?;
+            return Err(self.map_error(self.at.count_exceeded(name, count, limit)));
+        }
         Ok(Some(&self.key))
     }
 

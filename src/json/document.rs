@@ -84,6 +84,60 @@ impl<'de> Visitor<'de> for JsonVisitor {
     }
 }
 
+/// Any JSON value read as a `Json` is (the same calls to the deserializer,
+/// so the same errors, in the same words), and kept nowhere: a text's
+/// syntax checked in memory that does not grow with the text.
+#[cfg(any(test, not(feature = "two-pass-reader")))]
+pub(super) struct Unkept;
+
+#[cfg(any(test, not(feature = "two-pass-reader")))]
+impl<'de> de::Deserialize<'de> for Unkept {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UnkeptVisitor)
+    }
+}
+
+#[cfg(any(test, not(feature = "two-pass-reader")))]
+struct UnkeptVisitor;
+
+#[cfg(any(test, not(feature = "two-pass-reader")))]
+impl<'de> Visitor<'de> for UnkeptVisitor {
+    type Value = Unkept;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Unkept, E> {
+        Ok(Unkept)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Unkept, E> {
+        Ok(Unkept)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Unkept, E> {
+        Ok(Unkept)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Unkept, E> {
+        Ok(Unkept)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Unkept, E> {
+        Ok(Unkept)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Unkept, E> {
+        Ok(Unkept)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Unkept, A::Error> {
+        while seq.next_element::<Unkept>()?.is_some() {}
+        Ok(Unkept)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Unkept, A::Error> {
+        // Keys as `Json::Object`'s are read (`KeySeed`, a string each).
+        while map.next_key_seed(KeySeed)?.is_some() {
+            map.next_value::<Unkept>()?;
+        }
+        Ok(Unkept)
+    }
+}
+
 /// Reads an object key, borrowed from the text where it has no escapes
 /// (serde's own `Cow<str>` always copies).
 struct KeySeed;

@@ -34,22 +34,39 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::limits::Limits;
 
 /// Parses `text` as a `T`, rejecting unknown fields, wrong types, missing
 /// required fields, duplicate fields, bad spellings and trailing text.
 pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T> {
+    read(text, None)
+}
+
+/// `from_json` of a plan request's text, its lists and maps counted against
+/// `limits` as they are read (`limits::COUNTED`): the first one over its
+/// limit is refused where it stands, before anything after it is read.
+pub(crate) fn from_json_within<T: DeserializeOwned>(text: &str, limits: &Limits) -> Result<T> {
+    read(text, Some(limits))
+}
+
+fn read<T: DeserializeOwned>(text: &str, limits: Option<&Limits>) -> Result<T> {
     #[cfg(feature = "two-pass-reader")]
-    return from_json_two_pass(text);
+    return from_json_two_pass(text, limits);
     #[cfg(not(feature = "two-pass-reader"))]
-    return from_json_one_pass(text);
+    return from_json_one_pass(text, limits);
+}
+
+/// The root a reader starts at: counting against `limits`, if given.
+fn root(limits: Option<&Limits>) -> path::Where<'_> {
+    limits.map_or(path::Where::ROOT, path::Where::counted)
 }
 
 /// The one-pass reader (`de`): only the typed read is generic, the
 /// failure's wording is compiled once, not once per `T`.
 #[cfg(any(test, not(feature = "two-pass-reader")))]
-pub(crate) fn from_json_one_pass<T: DeserializeOwned>(text: &str) -> Result<T> {
+pub(crate) fn from_json_one_pass<T: DeserializeOwned>(text: &str, limits: Option<&Limits>) -> Result<T> {
     let mut reader = de::Reader::new(text);
-    match T::deserialize(de::TextValue { reader: &mut reader, at: path::Where::ROOT }) {
+    match T::deserialize(de::TextValue { reader: &mut reader, at: root(limits) }) {
         Ok(value) => reader.end().map(|()| value),
         Err(error) => Err(failure(text, Some(error))),
     }
@@ -57,12 +74,12 @@ pub(crate) fn from_json_one_pass<T: DeserializeOwned>(text: &str) -> Result<T> {
 
 /// What a text that the one-pass reader stopped in is said to be: not JSON,
 /// if it is not JSON anywhere (read again, whole, by serde_json, in its
-/// words), before anything the reader found in a value, as when the whole
-/// document was read first; else the reader's error, located.
+/// words, keeping nothing), before anything the reader found in a value, as
+/// when the whole document was read first; else the reader's error, located.
 #[cfg(any(test, not(feature = "two-pass-reader")))]
 #[inline(never)]
 fn failure(text: &str, error: Option<error::Error>) -> Error {
-    if let Err(syntax) = parse_document(text) {
+    if let Err(syntax) = check_document(text) {
         return syntax;
     }
     match error {
@@ -81,24 +98,47 @@ fn failure(text: &str, error: Option<error::Error>) -> Error {
 /// typed value from it: the size-bound modules' reader, and the reference
 /// the one-pass reader is held to.
 #[cfg(any(test, feature = "two-pass-reader"))]
-pub(crate) fn from_json_two_pass<T: DeserializeOwned>(text: &str) -> Result<T> {
-    two_pass::deserialize(parse_document(text)?)
+pub(crate) fn from_json_two_pass<T: DeserializeOwned>(text: &str, limits: Option<&Limits>) -> Result<T> {
+    two_pass::deserialize(two_pass::StrictValue::document(text, limits)?)
 }
 
 /// Reads `text` into a `Json` document (no trailing text allowed). Text
 /// with nothing but JSON's whitespace in it is said to be empty, not in
 /// serde_json's words ("EOF while parsing a value at line 1 column 0"): an
 /// empty stdin or body is a request not given, not a malformed one.
+#[cfg(any(test, feature = "two-pass-reader"))]
 #[inline(never)]
 fn parse_document(text: &str) -> Result<Json<'_>> {
-    if text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
-        return Err(Error::new(
-            ErrorCode::InvalidJson,
-            "",
-            "the input is empty (or only whitespace): expected a JSON document",
-        ));
+    if is_blank(text) {
+        return Err(empty_input());
     }
-    document_text(text).map_err(|error| Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {error}")))
+    document_text(text).map_err(not_json)
+}
+
+/// `parse_document`'s answer without the document: serde_json reads the
+/// text as it reads a `Json` document (`document::Unkept`), keeping
+/// nothing, so that the one-pass reader's way to an error (a list over its
+/// limit, say) takes no memory in proportion to the text.
+#[cfg(any(test, not(feature = "two-pass-reader")))]
+#[inline(never)]
+fn check_document(text: &str) -> Result<()> {
+    if is_blank(text) {
+        return Err(empty_input());
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    document::Unkept::deserialize(&mut deserializer).and_then(|_| deserializer.end()).map_err(not_json)
+}
+
+fn is_blank(text: &str) -> bool {
+    text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+fn empty_input() -> Error {
+    Error::new(ErrorCode::InvalidJson, "", "the input is empty (or only whitespace): expected a JSON document")
+}
+
+fn not_json(error: serde_json::Error) -> Error {
+    Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {error}"))
 }
 
 /// serde_json's reading of `text` as one `Json` value and nothing after it:

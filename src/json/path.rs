@@ -3,7 +3,8 @@
 //! reader (`de`), the two-pass one (`two_pass`) and the direct reader.
 
 use super::error::Error;
-use crate::error::join_path;
+use crate::error::{ErrorCode, join_path};
+use crate::limits::{COUNTED, Limits, Step};
 
 /// Where a value stands: its container's place and its own key or index, a
 /// chain up to the root through the readers on the stack. Only an error
@@ -16,13 +17,63 @@ pub(super) struct Where<'a> {
 
 #[derive(Clone, Copy)]
 enum Segment<'a> {
-    Root,
+    /// The document, and the limits its lists and maps are counted against
+    /// as they are read (a plan request's), if any.
+    Root(Option<&'a Limits>),
     Key(&'a str),
     Index(usize),
+    /// The item past its list's limit, as the two-pass reader hands it on
+    /// (`two_pass::Items`): the limit's name, the list's count, the limit.
+    /// Any error located here is the limit's.
+    #[cfg_attr(not(any(test, feature = "two-pass-reader")), allow(dead_code))]
+    PastLimit(&'a (&'static str, usize, usize)),
 }
 
 impl<'a> Where<'a> {
-    pub(super) const ROOT: Where<'static> = Where { parent: None, segment: Segment::Root };
+    pub(super) const ROOT: Where<'static> = Where { parent: None, segment: Segment::Root(None) };
+
+    /// The root of a plan request read within `limits`: each list or map
+    /// that a count limit bounds (`limits::COUNTED`) is counted as it is read.
+    pub(super) fn counted(limits: &'a Limits) -> Self {
+        Where { parent: None, segment: Segment::Root(Some(limits)) }
+    }
+
+    /// The count limit of the list or map here, if one bounds it: its name
+    /// and value (`limits::COUNTED`). Asked as a list or map opens.
+    #[inline(never)]
+    pub(super) fn count_limit(&self) -> Option<(&'static str, usize)> {
+        let limits = self.root_limits()?;
+        let counted = COUNTED.iter().find(|counted| self.ends(counted.steps))?;
+        Some((counted.name, (counted.limit)(limits)))
+    }
+
+    fn root_limits(&self) -> Option<&'a Limits> {
+        match (self.segment, self.parent) {
+            (Segment::Root(limits), _) => limits,
+            (_, Some(parent)) => parent.root_limits(),
+            (_, None) => None,
+        }
+    }
+
+    /// Whether this place is reached from the root by exactly `steps`.
+    fn ends(&self, steps: &[Step]) -> bool {
+        let (Some((last, before)), Some(parent)) = (steps.split_last(), self.parent) else {
+            return steps.is_empty() && matches!(self.segment, Segment::Root(_));
+        };
+        let step_matches = match (last, self.segment) {
+            (Step::Key(step), Segment::Key(key)) => *step == key,
+            (Step::Item, Segment::Index(_)) => true,
+            _ => false,
+        };
+        step_matches && parent.ends(before)
+    }
+
+    /// The error of the list or map here with `count` items, more than the
+    /// limit `name` = `limit`: `Limits::check`'s, located here.
+    #[inline(never)]
+    pub(super) fn count_exceeded(&self, name: &str, count: usize, limit: usize) -> Error {
+        self.locate(Error::new(ErrorCode::LimitExceeded, Limits::exceeded(name, name, count, limit)))
+    }
 
     /// The place of `key`'s value in the object at `parent`.
     pub(super) fn key(parent: &'a Where<'a>, key: &'a str) -> Self {
@@ -34,10 +85,19 @@ impl<'a> Where<'a> {
         Where { parent: Some(parent), segment: Segment::Index(index) }
     }
 
+    /// The place of the item past its list's limit (see `Segment::PastLimit`).
+    #[cfg(any(test, feature = "two-pass-reader"))]
+    pub(super) fn past_limit(parent: &'a Where<'a>, past: &'a (&'static str, usize, usize)) -> Self {
+        Where { parent: Some(parent), segment: Segment::PastLimit(past) }
+    }
+
     /// Locates `error` here (kept out of line: every visitor type would
-    /// otherwise get its own copy).
+    /// otherwise get its own copy); past a list's limit, the limit's error.
     #[inline(never)]
     pub(super) fn locate(self, error: Error) -> Error {
+        if let (Segment::PastLimit(&(name, count, limit)), Some(list)) = (self.segment, self.parent) {
+            return list.count_exceeded(name, count, limit);
+        }
         error.at(&self.render())
     }
 
@@ -45,9 +105,9 @@ impl<'a> Where<'a> {
     pub(super) fn render(&self) -> String {
         let parent = self.parent.map(Where::render).unwrap_or_default();
         match self.segment {
-            Segment::Root => parent,
+            Segment::Root(_) => parent,
             Segment::Key(key) => key_path(&parent, key),
-            Segment::Index(index) => format!("{parent}[{index}]"),
+            Segment::Index(index) | Segment::PastLimit(&(_, _, index)) => format!("{parent}[{index}]"),
         }
     }
 }

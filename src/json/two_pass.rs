@@ -21,6 +21,7 @@ use super::error::Error;
 use super::path::Where;
 use super::visit::{deserialize_numbers, field_index, out_of_range, plain_string, variant_without_value, visit_number};
 use crate::error::{ErrorCode, first_repeat};
+use crate::limits::Limits;
 
 /// The index of the first key, in document order, that repeats an earlier one.
 /// serde's derive refuses a repeated struct field by itself; this pre-scan is
@@ -39,8 +40,8 @@ pub struct StrictValue<'a, 'de> {
 /// Reads a `T` from a document; the error, if any, is located (at the top
 /// level if no value did) and converted, out of line, for the caller: the
 /// `T` is then moved once, not once per `Result` type.
-pub fn deserialize<T: de::DeserializeOwned>(json: Json<'_>) -> crate::error::Result<T> {
-    T::deserialize(StrictValue { json, at: Where::ROOT }).map_err(super::into_error)
+pub(super) fn deserialize<T: de::DeserializeOwned>(document: StrictValue<'_, '_>) -> crate::error::Result<T> {
+    T::deserialize(document).map_err(super::into_error)
 }
 
 // Each kind a visitor asks for by name (struct, seq, map, string, bool,
@@ -50,6 +51,14 @@ pub fn deserialize<T: de::DeserializeOwned>(json: Json<'_>) -> crate::error::Res
 // open) is the one that dispatches on every kind. A value of another kind is
 // the `invalid_type` error that the visitor's default methods would give.
 impl<'a, 'de> StrictValue<'a, 'de> {
+    /// `text` read as a document (`super::parse_document`), at the root: its
+    /// lists and maps counted against `limits`, if given (out of line: the
+    /// copy of `deserialize` made for every form is only the calls).
+    #[inline(never)]
+    pub(super) fn document(text: &'de str, limits: Option<&'a Limits>) -> crate::error::Result<Self> {
+        Ok(StrictValue { json: super::parse_document(text)?, at: super::root(limits) })
+    }
+
     /// The error for a value of a kind `expected` does not take, located here.
     #[inline(never)]
     fn wrong_type(self, expected: &dyn de::Expected) -> Error {
@@ -230,20 +239,35 @@ struct Items<'a, 'de> {
     items: std::vec::IntoIter<Json<'de>>,
     at: Where<'a>,
     index: usize,
+    /// A list longer than its count limit: the limit's name, the list's
+    /// count and the limit.
+    over: Option<(&'static str, usize, usize)>,
 }
 
 impl<'a, 'de> Items<'a, 'de> {
     fn new(items: Vec<Json<'de>>, at: Where<'a>) -> Self {
-        Self { items: items.into_iter(), at, index: 0 }
+        let over = at.count_limit().filter(|&(_, limit)| items.len() > limit);
+        let over = over.map(|(name, limit)| (name, items.len(), limit));
+        Self { items: items.into_iter(), over, at, index: 0 }
     }
 
     /// The next item, located at its index (out of line: the copy of
-    /// `next_element_seed` made for every element type is only the call).
+    /// `next_element_seed` made for every element type is only the call);
+    /// the one past the list's limit fails with the limit's error.
     #[inline(never)]
     fn next_item(&mut self) -> Option<StrictValue<'_, 'de>> {
-        let json = self.items.next()?;
         let index = self.index;
+        let json = self.items.next()?;
         self.index += 1;
+        if let Some(over) = &self.over
+            && index == over.2
+        {
+            // The item past the limit is handed on as `null`, which no
+            // counted list's items take, at a place that says its error as
+            // the limit's (`Where::locate`): as `de` says it, and with no
+            // error path in the generic code that reads items.
+            return Some(StrictValue { json: Json::Null, at: Where::past_limit(&self.at, over) });
+        }
         Some(StrictValue { json, at: Where::index(&self.at, index) })
     }
 }
@@ -271,12 +295,15 @@ struct Fields<'a, 'de> {
     /// Position of the next key, and of the first key that repeats an earlier one.
     index: usize,
     first_repeated: Option<usize>,
+    /// The count limit of this map (its name, its value), if one bounds it.
+    limit: Option<(&'static str, usize)>,
 }
 
 impl<'a, 'de> Fields<'a, 'de> {
     fn new(fields: Vec<(Cow<'de, str>, Json<'de>)>, at: Where<'a>) -> Self {
         let first_repeated = first_repeated(&fields);
-        Self { fields: fields.into_iter(), at, key: Cow::Borrowed(""), value: None, index: 0, first_repeated }
+        let limit = at.count_limit();
+        Self { fields: fields.into_iter(), at, key: Cow::Borrowed(""), value: None, index: 0, first_repeated, limit }
     }
 }
 
@@ -299,6 +326,12 @@ impl<'de> Fields<'_, 'de> {
         self.index += 1;
         if self.first_repeated == Some(index) {
             return Err(Error::duplicate_key(&self.key).at(&self.key_at().render()));
+        }
+        // The key past the map's limit: the limit's error, as `de` says it.
+        if let Some((name, limit)) = self.limit
+            && index == limit
+        {
+            return Err(self.at.count_exceeded(name, index + 1 + self.fields.len(), limit));
         }
         Ok(Some(&self.key))
     }
