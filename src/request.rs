@@ -325,9 +325,25 @@ mod tests {
         // Text that is not JSON anywhere is still said first.
         let error = refusal(parse_plan_request(r#"{"ops":["matmul","add"],}"#, &with("ops", 1)));
         assert_eq!(error.code, ErrorCode::InvalidJson);
-        // A map's repeated key read before its limit's key is said first.
-        let text = r#"{"ops":[],"availability":{"devices":["cpu"],"providers":["reference"],"webGpu":{"limits":{"maxA":1,"maxA":2,"maxB":3}}}}"#;
-        let error = refusal(parse_plan_request(text, &with("limits", 1)));
-        assert_eq!((error.code, error.path.as_str()), (ErrorCode::DuplicateField, "availability.webGpu.limits.maxA"));
+        // A map's repeated key is said if it comes no later than the key
+        // past the limit, in both readers.
+        let map = |entries: &str| {
+            format!(
+                r#"{{"ops":[],"availability":{{"devices":["cpu"],"providers":["reference"],"webGpu":{{"limits":{{{entries}}}}}}}}}"#
+            )
+        };
+        for (entries, limit, code) in [
+            (r#""maxA":1,"maxA":2,"maxB":3"#, 1, ErrorCode::DuplicateField),
+            (r#""maxA":1,"maxB":2,"maxA":3"#, 2, ErrorCode::DuplicateField),
+            (r#""maxA":1,"maxB":2,"maxA":3"#, 1, ErrorCode::LimitExceeded),
+        ] {
+            let (text, limits) = (map(entries), with("limits", limit));
+            let one = refusal(from_json_one_pass::<super::PlanRequest>(&text, Some(&limits)));
+            let two = refusal(from_json_two_pass::<super::PlanRequest>(&text, Some(&limits)));
+            assert_eq!(one, two, "{entries}");
+            assert_eq!(one.code, code, "{entries} within {limit}");
+            let path = if code == ErrorCode::LimitExceeded { "" } else { ".maxA" };
+            assert_eq!(one.path, format!("availability.webGpu.limits{path}"));
+        }
     }
 }

@@ -3,7 +3,10 @@
 //! pass (`de`), and turns the reader's failures (`error`) into `Error`s with
 //! a code and a path such as `capsules[3].trustLevel`; what is not JSON is
 //! said in serde_json's words, from its reading of the text as a `Json`
-//! document (`document`).
+//! document (`document`). A plan request's text is read within its limits
+//! (`from_json_within`): each list or map a count limit bounds
+//! (`limits::COUNTED`) is counted as it is read (`path::Where::count_limit`),
+//! and refused at its item past the limit, the rest counted, never read.
 //!
 //! With the feature `two-pass-reader` (the size-bound modules: the browser's
 //! and the WASI command's), `from_json` is the earlier reader instead
