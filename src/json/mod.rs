@@ -199,3 +199,69 @@ pub(crate) fn escaped_len(text: &str) -> usize {
 pub(crate) fn default_true() -> bool {
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{check_document, parse_document};
+
+    /// `check_document` (the one-pass reader's syntax check, which keeps
+    /// nothing) says what `parse_document` (the document's reading) says,
+    /// for every text: the malformed inputs, texts made to fail in each of
+    /// serde_json's ways, and every one-byte cut and insertion of them.
+    #[test]
+    fn the_syntax_check_says_what_reading_the_document_says() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/malformed.json");
+        let cases: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(corpus).unwrap()).unwrap();
+        let mut texts: Vec<String> = cases.iter().map(|case| case["input"].as_str().unwrap().to_string()).collect();
+        texts.extend(
+            [
+                "",
+                " \n",
+                "{",
+                "[1,]",
+                "{\"a\":1,}",
+                "{\"a\" 1}",
+                "{1:2}",
+                "[tru]",
+                "nul",
+                "01",
+                "1.",
+                "-",
+                "1e",
+                "1e999",
+                "-1e999",
+                "18446744073709551616",
+                "[1 2]",
+                "{} {}",
+                "\"\\x\"",
+                "\"\\u12\"",
+                "\"\\ud800\"",
+                "\"\\udc00\"",
+                "\"\\ud800\\u0041\"",
+                "\"\\ud83d\\ude00\"",
+                "{\"\\ud800\":1}",
+                "\"a\u{1}b\"",
+                "\"abc",
+                "[\"a\",\"\\n\\t\\/\"]",
+                "{\"a\":[1,{\"b\":null}],\"c\":true}",
+            ]
+            .map(String::from),
+        );
+        texts.push(format!("{}{}", "[".repeat(127), "]".repeat(127)));
+        texts.push(format!("{}{}", "[".repeat(128), "]".repeat(128)));
+        let seeds: Vec<String> = texts.iter().filter(|text| text.len() < 80).cloned().collect();
+        for seed in &seeds {
+            for at in (0..=seed.len()).filter(|&at| seed.is_char_boundary(at)) {
+                for token in ["\"", "\\", ",", ":", "{", "}", "[", "]", "u", "1", "\\ud800"] {
+                    texts.push(format!("{}{token}{}", &seed[..at], &seed[at..]));
+                }
+                if let Some(next) = (at + 1..=seed.len()).find(|&next| seed.is_char_boundary(next)) {
+                    texts.push(format!("{}{}", &seed[..at], &seed[next..]));
+                }
+            }
+        }
+        for text in &texts {
+            assert_eq!(check_document(text), parse_document(text).map(|_| ()), "{text:?}");
+        }
+    }
+}
