@@ -69,17 +69,31 @@ function countDevices() {
 
 test('SwiftShader: the verdict agrees with ONNX Runtime Web measured on the same adapter', async () => {
   const body = async () => {
+    globalThis.__stage = 'init';
     const m = await import('/pkg/index.js');
     await m.default();
+    globalThis.__stage = 'detect({ verify })';
     const resolution = await m.detect({ allowFallbackAdapter: true, verify: { cache: 'none' } });
     // ONNX Runtime Web's own times for the example model, both EPs, warm:
-    // the function the example page shows them with.
+    // the function the example page shows them with (it sets __stage too).
+    globalThis.__stage = 'ONNX Runtime Web';
     const { ortTimes } = await import('/www/onnx/ort-times.js');
     const times = await ortTimes('/www/onnx/tiny.onnx', [2, 1, 1, 1]);
     return { reason: resolution.probe.reason, message: resolution.probe.message, verification: resolution.probe.verification,
       change: resolution.changes[0], times };
   };
-  const out = await inPage(countDevices, body, {}, 60_000);
+  // ONNX Runtime Web's WebGPU session on SwiftShader now and then freezes
+  // the page on a loaded machine (seen in 1 of 35 runs beside three busy
+  // loops, and in 2 of 5 clean-clone CI runs: `stage` "ONNX Runtime Web:
+  // webgpu session", the page answering nothing). That is the yardstick's
+  // hang, not ours: the page is tried afresh, twice at most, and said. A
+  // hang anywhere else (our `detect`) fails at once.
+  let out;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    out = await inPage(countDevices, body, {}, 60_000);
+    if (!(out.hung && String(out.stage).startsWith('ONNX Runtime Web'))) break;
+    console.log(`attempt ${attempt}: ONNX Runtime Web hung (${out.stage}); a fresh page`);
+  }
   assert.ok(!out.hung && !out.threw, JSON.stringify(out));
   const v = out.verification;
   assert.ok(v, out.message);

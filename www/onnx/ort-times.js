@@ -12,8 +12,11 @@ export async function ortTimes(model, input) {
   ort.env.wasm.wasmPaths = new URL('./ort/', import.meta.url).href;
   const times = {};
   for (const ep of ['webgpu', 'wasm']) {
+    // Where a run that never ends stands (tests/js/chromium.mjs reads it).
+    globalThis.__stage = `ONNX Runtime Web: ${ep} session`;
     const session = await ort.InferenceSession.create(model, { executionProviders: [ep] });
     const feeds = { x: new ort.Tensor('float32', Float32Array.from(input), [1, input.length]) };
+    globalThis.__stage = `ONNX Runtime Web: ${ep} runs`;
     await session.run(feeds);
     const runs = [];
     for (let i = 0; i < 9; i++) {
