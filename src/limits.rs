@@ -108,7 +108,8 @@ pub(crate) enum Step {
 /// The lists and maps of a plan request that a count limit bounds, with
 /// their place; what is counted is named as the limit is (`N features`).
 /// The readers look a list's or map's place up here as they open it
-/// (`Limits::counted`); tests/limits_table.rs holds `check_request` to it.
+/// (`json::path::Where::count_limit`); a test in `request` holds
+/// `check_request` to it.
 pub(crate) const COUNTED: &[Counted] = {
     use Step::{Item, Key};
     &[
