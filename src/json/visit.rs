@@ -42,8 +42,8 @@ pub(super) use deserialize_numbers;
 /// `deny_unknown_fields` gives, with the same names (not yet located).
 #[inline]
 pub(super) fn field_index(names: &'static [&'static str], key: &str) -> Result<u64, Error> {
-    // Lengths first: `==` is a call, and in wasm its `memcmp` a byte loop.
-    match names.iter().position(|name| name.len() == key.len() && *name == key) {
+    // Lengths first: the comparison is a call.
+    match names.iter().position(|name| name.len() == key.len() && crate::spelling::same_name(name, key)) {
         Some(index) => Ok(index as u64),
         None => Err(de::Error::unknown_field(key, names)),
     }
