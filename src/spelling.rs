@@ -142,11 +142,35 @@ pub(crate) fn same_name(a: &str, b: &str) -> bool {
     a == b
 }
 
+// Fewer arguments in the builds that read in one pass. In wasm, a call of
+// more than four arguments passes the rest on the stack, which Cranelift
+// stores as 4 bytes and reads back as 8, a load that waits for the store
+// (`de::Reader::string`). There `find_spelling` and `deserialize_spelling`
+// are inlined into their callers, and the calls left are to `search` and
+// to the deserializer with the vocabulary as one reference: a plan of
+// 10,000 capsules runs 4 % faster under wasmtime (BENCHMARKS.md). The
+// size-bound modules (`two-pass-reader`) keep the six-argument calls, in
+// less code.
+
 /// The position of `text` among `spellings`, or of the variant it is an
 /// alias of. One function for every vocabulary (a `match` per vocabulary
 /// compares the same way, in more code).
-#[inline(never)]
+#[cfg_attr(feature = "two-pass-reader", inline(never))]
+#[cfg_attr(not(feature = "two-pass-reader"), inline(always))]
 pub(crate) fn find_spelling(spellings: &[&str], aliases: &[(&str, usize)], text: &str) -> Option<usize> {
+    search(&Candidates { spellings, aliases }, text)
+}
+
+/// A vocabulary's spellings and aliases, as one argument.
+struct Candidates<'a> {
+    spellings: &'a [&'a str],
+    aliases: &'a [(&'a str, usize)],
+}
+
+/// `find_spelling`'s search.
+#[cfg_attr(feature = "two-pass-reader", inline(always))]
+#[cfg_attr(not(feature = "two-pass-reader"), inline(never))]
+fn search(&Candidates { spellings, aliases }: &Candidates<'_>, text: &str) -> Option<usize> {
     // Length and first byte first: most candidates differ there, which
     // spares them a `memcmp` call. A plain loop, not a closure: at opt-level
     // "z" the closure stayed a call per candidate in wasm.
@@ -165,8 +189,10 @@ pub(crate) fn find_spelling(spellings: &[&str], aliases: &[(&str, usize)], text:
 }
 
 /// Reads a spelling's position with a `SpellingVisitor`: one copy per
-/// deserializer, not one per vocabulary.
-#[inline(never)]
+/// deserializer, not one per vocabulary (in the one-pass builds, the copy is
+/// the deserializer's `deserialize_str` for the visitor; above).
+#[cfg_attr(feature = "two-pass-reader", inline(never))]
+#[cfg_attr(not(feature = "two-pass-reader"), inline(always))]
 pub(crate) fn deserialize_spelling<'de, D: de::Deserializer<'de>>(
     deserializer: D,
     type_name: &'static str,
