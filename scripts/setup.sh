@@ -40,16 +40,20 @@ wasmtime_has_cache() { ! grep -q "caching disabled" <<<"$(wasmtime run -C cache=
 # build has no --help (clap's default features are off): a build without
 # `serve` takes the word for a module's file name instead.
 wasmtime_has_serve() { grep -q '"/nonexistent.wasm"' <<<"$(wasmtime serve -O pooling-allocator=n /nonexistent.wasm 2>&1 || true)"; }
-if wasmtime --version 2>/dev/null | grep -q "^wasmtime $WASMTIME_VERSION" && wasmtime_has_cache && wasmtime_has_serve; then
+# The pooling allocator (`wasmtime serve`'s default where the address space
+# allows it): a build without it says so.
+wasmtime_has_pooling() { ! grep -q "disabled at compile time" <<<"$(wasmtime run -O pooling-allocator=y /nonexistent.wasm 2>&1 || true)"; }
+if wasmtime --version 2>/dev/null | grep -q "^wasmtime $WASMTIME_VERSION" && wasmtime_has_cache && wasmtime_has_serve && wasmtime_has_pooling; then
   echo "wasmtime $WASMTIME_VERSION present"
 else
   # The newest wasmtime-cli that builds on rustc 1.95; a minimal feature set
   # (halves its build time) with the compilation cache a server would use,
-  # and `serve` for the wasi:http component. In 48.0.8 `serve` alone does not
-  # compile without `component-model-async`; without `pooling-allocator`
-  # the server is started with `-O pooling-allocator=n` (README).
+  # `serve` for the wasi:http component, and the pooling allocator that
+  # `wasmtime serve` uses by default where the address space allows (as the
+  # released wasmtime does: the service is measured as it is deployed). In
+  # 48.0.8 `serve` alone does not compile without `component-model-async`.
   background wasmtime cargo install wasmtime-cli --version "$WASMTIME_VERSION" --locked --force \
-    --no-default-features --features run,cranelift,parallel-compilation,cache,serve,component-model-async
+    --no-default-features --features run,cranelift,parallel-compilation,cache,serve,component-model-async,pooling-allocator
 fi
 if wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
   echo "wasm-bindgen $WASM_BINDGEN_VERSION present"

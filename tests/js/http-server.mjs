@@ -13,8 +13,8 @@ import { ROOT } from './common.mjs';
 
 export const HTTP_COMPONENT = process.env.BACKEND_TARGETS_HTTP ?? join(ROOT, 'dist', 'backend-targets-http.wasm');
 
-/** The flags README gives: no pooling allocator in this wasmtime, and
- * wasi:cli for Rust's standard library. */
+/** The flags README gives: each instance's memory mapped when it is made
+ * (not the pooling allocator), and wasi:cli for Rust's standard library. */
 export const SERVE_FLAGS = ['-O', 'pooling-allocator=n', '-S', 'cli'];
 
 /** A port that was free a moment ago (`wasmtime serve` cannot bind port 0
