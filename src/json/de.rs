@@ -141,7 +141,7 @@ impl<'de> Reader<'de> {
             // Cranelift passes the fifth on the stack, stored as 4 bytes and
             // read back as 8, a load the store cannot be forwarded to. That
             // one call was 0.8 ms of a 10,000 capsules' plan under wasmtime
-            // against 0.07 ms natively; split, the plan runs 9 % faster
+            // against 0.07 ms natively; split, the plan runs 7 % faster
             // there (BENCHMARKS.md). `end` never falls below `start` (it only
             // moves on from it).
             let length = end - start;
