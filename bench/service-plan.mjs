@@ -6,7 +6,8 @@
 //   - the service: `POST /plan` to `wasmtime serve` of dist/backend-targets-http.wasm
 //     (opt-level 3), one connection, 40 requests after 5 untimed, with and
 //     without the pooling allocator (`wasmtime serve`'s default where the
-//     address space allows it, as in the released wasmtime);
+//     address space allows it, as in the released wasmtime), and with the
+//     pool keeping 64 MiB of each memory resident between instances;
 //   - the floor: the same body to the hello-world component (http/examples/hello.rs)
 //     under the same host: an instance, 1.6 MB in, a short reply out.
 // The request: bench/catalog.mjs planRequest(10000) (1.6 MB). Prints Markdown.
@@ -57,6 +58,10 @@ function sequential(url, amount) {
 const hosts = {
   'service, pooling allocator': await serve(HTTP_COMPONENT, ['-O', 'pooling-allocator=y']),
   'service, on-demand allocator': await serve(HTTP_COMPONENT),
+  // The pooling allocator keeping each memory's first 64 MiB resident
+  // between instances (zeroed in place, not unmapped and faulted in again).
+  'service, pooling, 64 MiB kept resident': await serve(HTTP_COMPONENT,
+    ['-O', 'pooling-allocator=y', '-O', 'pooling-memory-keep-resident=67108864']),
   'hello-world floor, pooling allocator': await serve(HELLO, ['-O', 'pooling-allocator=y']),
 };
 const rows = [];
