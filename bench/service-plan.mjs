@@ -55,31 +55,36 @@ function sequential(url, amount) {
   });
 }
 
-const hosts = {
-  'service, pooling allocator': await serve(HTTP_COMPONENT, ['-O', 'pooling-allocator=y']),
-  'service, on-demand allocator': await serve(HTTP_COMPONENT),
+// Each host with the URL it is asked at, started in turn (and stopped,
+// all that started, whatever happens).
+const HOSTS = [
+  ['service, pooling allocator', HTTP_COMPONENT, ['-O', 'pooling-allocator=y'], '/plan'],
+  ['service, on-demand allocator', HTTP_COMPONENT, [], '/plan'],
   // The pooling allocator keeping each memory's first 64 MiB resident
   // between instances (zeroed in place, not unmapped and faulted in again).
-  'service, pooling, 64 MiB kept resident': await serve(HTTP_COMPONENT,
-    ['-O', 'pooling-allocator=y', '-O', 'pooling-memory-keep-resident=67108864']),
-  'hello-world floor, pooling allocator': await serve(HELLO, ['-O', 'pooling-allocator=y']),
-};
+  ['service, pooling, 64 MiB kept resident', HTTP_COMPONENT,
+    ['-O', 'pooling-allocator=y', '-O', 'pooling-memory-keep-resident=67108864'], '/plan'],
+  ['hello-world floor, pooling allocator', HELLO, ['-O', 'pooling-allocator=y'], '/'],
+];
+const hosts = [];
 const rows = [];
 try {
-  for (const [name, host] of Object.entries(hosts)) await sequential(`${host.base}${name.startsWith('hello') ? '/' : '/plan'}`, 5);
+  for (const [name, component, flags, path] of HOSTS) {
+    const host = await serve(component, flags);
+    hosts.push({ name, host, url: `${host.base}${path}` });
+  }
+  for (const { url } of hosts) await sequential(url, 5);
   for (let run = 0; run < RUNS; run++) {
     const row = {
       native: inProcess(`${ROOT}/target/release/examples/plan_bench`, []),
       wasm: inProcess('wasmtime', ['run', '-C', 'cache=y', `${ROOT}/target/wasm32-wasip1/release/examples/plan_bench.wasm`]),
     };
-    for (const [name, host] of Object.entries(hosts)) {
-      row[name] = await sequential(`${host.base}${name.startsWith('hello') ? '/' : '/plan'}`, 40);
-    }
+    for (const { name, url } of hosts) row[name] = await sequential(url, 40);
     rows.push(row);
     console.error(`run ${run + 1}: ${JSON.stringify(row)}`);
   }
 } finally {
-  for (const host of Object.values(hosts)) await host.stop();
+  for (const { host } of hosts) await host.stop();
 }
 
 const ms = (x) => x.toFixed(2);
@@ -87,7 +92,7 @@ console.log(`\nThe large request (${(body.length / 1e6).toFixed(1)} MB), ${new D
   `${RUNS} runs (median ms a plan; ratio: native in-process ms ÷ this row's ms, which is plans/s ÷ native's plans/s)\n`);
 console.log(`| | ${rows.map((_, i) => `run ${i + 1}`).join(' | ')} | ratio (goal ≥ 0.8 for the service) |`);
 console.log(`|---|${rows.map(() => '---|').join('')}---|`);
-for (const key of ['native', 'wasm', ...Object.keys(hosts)]) {
+for (const key of ['native', 'wasm', ...HOSTS.map(([name]) => name)]) {
   const label = key === 'native' ? 'native, in-process' : key === 'wasm' ? 'wasmtime, in-process' : key;
   console.log(`| ${label} | ${rows.map((r) => ms(r[key])).join(' | ')} | ${rows.map((r) => (r.native / r[key]).toFixed(2)).join(' / ')} |`);
 }
