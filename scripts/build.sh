@@ -52,9 +52,10 @@ echo "== WASI command"
 # (153,403 -> 155,002 B); with it, 152,544 B (cargo's module 378 B smaller
 # than the one-crate build's, its code 825 B smaller).
 # The two-pass reader (the core's `two-pass-reader`): the one pass measured
-# 197-303 B over the module's size goal (BENCHMARKS.md, issue 31).
+# 197-303 B over the module's size goal (BENCHMARKS.md, issue 31); and
+# serde_json's writer alone (`serde-json-writer`), not the compact one too.
 RUSTFLAGS_EXTRA="-Zshare-generics=y" small_build --target wasm32-wasip1 --bin backend-targets --target-dir target/wasi \
-  --features backend-targets/two-pass-reader
+  --features backend-targets/two-pass-reader,backend-targets/serde-json-writer
 wasi_built=target/wasi/wasm32-wasip1/release/backend-targets.wasm
 # The module defines its own memory (zero-filled) and Rust never uses its first
 # KiB (the bottom of the 1 MiB stack), which lets wasm-opt fold more addresses.

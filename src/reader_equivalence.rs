@@ -88,7 +88,7 @@ const TOKENS: [&str; 22] = [
 
 /// The text with one change at byte `at` (a char boundary): left out, or
 /// a token put in before it, or put instead of it.
-fn mutations(text: &str, mut check: impl FnMut(&str)) {
+pub(crate) fn mutations(text: &str, mut check: impl FnMut(&str)) {
     let boundaries: Vec<usize> = text.char_indices().map(|(at, _)| at).chain([text.len()]).collect();
     for pair in boundaries.windows(2) {
         let (at, next) = (pair[0], pair[1]);
@@ -101,7 +101,7 @@ fn mutations(text: &str, mut check: impl FnMut(&str)) {
 }
 
 /// The project's vector files: `(name, text)`.
-fn vector_texts(folder: &str) -> Vec<(String, String)> {
+pub(crate) fn vector_texts(folder: &str) -> Vec<(String, String)> {
     let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors").join(folder);
     let mut texts: Vec<(String, String)> = std::fs::read_dir(&folder)
         .unwrap()
@@ -113,14 +113,14 @@ fn vector_texts(folder: &str) -> Vec<(String, String)> {
     texts
 }
 
-fn malformed_inputs() -> Vec<String> {
+pub(crate) fn malformed_inputs() -> Vec<String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/malformed.json");
     let cases: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     cases.iter().map(|case| case["input"].as_str().unwrap().to_string()).collect()
 }
 
 /// Texts of the forms besides the request, each read by its own form.
-fn form_texts() -> Vec<String> {
+pub(crate) fn form_texts() -> Vec<String> {
     let mut check = CheckReport::new(NativeCheck::Cuda, NativeReason::DeviceAvailable, "two \"devices\"");
     check.devices = vec![HostDevice::new(0, "H200".into(), Some("9.0".into()), Some(150_000_000_000))];
     check.elapsed_ms = 12.75;

@@ -14,6 +14,11 @@
 //! gzipped smaller and about twice the parse time (BENCHMARKS.md, issue 31).
 //! The two give the same value or the same error for every text
 //! (`crate::reader_equivalence`, generated mutations of every vector).
+//!
+//! `to_json` writes serde_json's compact text. Except in the size-bound
+//! modules (`serde-json-writer`), the compact writer (`write`) writes it,
+//! without serde_json's `io::Write` calls: 2-3 times faster under wasmtime
+//! (BENCHMARKS.md, issue 31), the same bytes (its tests).
 
 #[cfg(any(test, not(feature = "two-pass-reader")))]
 mod de;
@@ -23,6 +28,8 @@ mod path;
 #[cfg(any(test, feature = "two-pass-reader"))]
 mod two_pass;
 mod visit;
+#[cfg(any(test, not(feature = "serde-json-writer")))]
+mod write;
 // The detect-only module's reader of `probe()`'s options (and its tests):
 // the browser module's (crates/browser), with the feature `direct-reader`.
 #[cfg(any(test, feature = "direct-reader"))]
@@ -160,8 +167,20 @@ fn into_error(error: error::Error) -> Error {
     Error { code: error.code, path: error.path.unwrap_or_default(), message: error.message, expected: error.expected }
 }
 
-/// Compact JSON (one line, no trailing newline).
+/// Compact JSON (one line, no trailing newline): serde_json's text, written
+/// by the compact writer (`write`) where it writes the value's shape, except
+/// in the size-bound modules (`serde-json-writer`).
 pub fn to_json<T: Serialize>(value: &T) -> String {
+    #[cfg(not(feature = "serde-json-writer"))]
+    if let Some(text) = write::to_text(value) {
+        return text;
+    }
+    serde_json_text(value)
+}
+
+/// Compact JSON written by serde_json alone: the reference the compact
+/// writer is held to.
+fn serde_json_text<T: ?Sized + Serialize>(value: &T) -> String {
     // Serializing our own types to a String cannot fail: no map has non-string
     // keys and no Serialize impl returns an error.
     serde_json::to_string(value).unwrap_or_default()

@@ -1,0 +1,882 @@
+//! The compact writer of `to_json` in the builds that read in one pass
+//! (native, the command, the service, the benches): the text of
+//! `serde_json::to_string`, byte for byte, written into a buffer of its own.
+//!
+//! Why a second writer: serde_json writes through its `io::Write` sink, a
+//! call for every punctuation byte and every string. Natively LLVM inlines
+//! those calls away; in wasm32 at opt-level "z" it leaves them as calls
+//! (`Vec::reserve`, `append_elements`, and a `memory.copy` into the host
+//! for every copy), and the answer's write was 1.8 times native under
+//! wasmtime, half of a 100-capsule plan's time (BENCHMARKS.md, issue 31).
+//! Here the room is checked once a write, short copies are word moves, and
+//! a string is tested for escapes eight bytes a time.
+//!
+//! What it writes itself is what the crate's forms are made of: structs,
+//! lists, maps with string keys, strings, integers, booleans and `null`.
+//! A string that needs an escape and a float are written by
+//! `serde_json::to_string` of that one value; a shape it does not write (a
+//! map key that is not a string, bytes) makes `to_json` write the whole
+//! value with serde_json instead (`Unwritten`). This module's tests hold it
+//! to serde_json's text on every form's values (every vector's answer and
+//! its mutations') and on generated ones (any JSON, any string, any float).
+//!
+//! The size-bound modules (`serde-json-writer`: the browser's and the WASI
+//! command's) write with serde_json alone, which is smaller.
+
+use std::fmt::{self, Display};
+
+use serde::ser::{self, Serialize};
+
+/// The compact JSON text of `value`, or `None` if it has a shape this writer
+/// leaves to serde_json (`to_json` then writes it with serde_json).
+pub(super) fn to_text<T: ?Sized + Serialize>(value: &T) -> Option<String> {
+    let mut writer = Writer { room: vec![0; 128], len: 0 };
+    value.serialize(&mut writer).ok()?;
+    let mut text = writer.room;
+    text.truncate(writer.len);
+    // Never `None`: only whole `str`s and ASCII are put. The check is the
+    // price of a core without `unsafe` (ARCHITECTURE.md).
+    String::from_utf8(text).ok()
+}
+
+/// What this writer leaves to serde_json: a shape, never a failure (the
+/// crate's values always serialize).
+#[derive(Debug)]
+pub(super) struct Unwritten;
+
+impl Display for Unwritten {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a shape the compact writer leaves to serde_json")
+    }
+}
+
+impl std::error::Error for Unwritten {}
+
+impl ser::Error for Unwritten {
+    fn custom<T: Display>(_message: T) -> Self {
+        Unwritten
+    }
+}
+
+/// The text so far: `room`'s first `len` bytes, each `str` put whole.
+struct Writer {
+    /// Zeros past `len`, written over: the room checked once a write, where
+    /// `Vec::extend_from_slice` made two calls a write in wasm32
+    /// (`append_elements`, `reserve`, which LLVM at opt-level "z" inlines
+    /// natively but not there).
+    room: Vec<u8>,
+    len: usize,
+}
+
+impl Writer {
+    /// Appends `text`: a whole `str`, or ASCII.
+    #[inline(always)]
+    fn put(&mut self, text: &[u8]) {
+        let end = self.len + text.len();
+        if end > self.room.len() {
+            self.grow(end);
+        }
+        if let Some(to) = self.room.get_mut(self.len..end) {
+            copy_short(text, to);
+        }
+        self.len = end;
+    }
+
+    /// Appends one ASCII byte (punctuation).
+    #[inline(always)]
+    fn byte(&mut self, byte: u8) {
+        if self.len >= self.room.len() {
+            self.grow(self.len + 1);
+        }
+        if let Some(at) = self.room.get_mut(self.len) {
+            *at = byte;
+        }
+        self.len += 1;
+    }
+
+    /// Room for at least `end` bytes, twice as much as before: zeroed
+    /// memory from the allocator (`Vec::resize` wrote the zeros a byte at a
+    /// time), then the text so far.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, end: usize) {
+        let mut room = vec![0; end.max(2 * self.room.len())];
+        if let (Some(to), Some(from)) = (room.get_mut(..self.len), self.room.get(..self.len)) {
+            to.copy_from_slice(from);
+        }
+        self.room = room;
+    }
+
+    /// `text` as a JSON string: quoted as it is when no byte needs an
+    /// escape (every name and spelling of the crate's forms), else as
+    /// serde_json escapes it.
+    #[inline]
+    fn string(&mut self, text: &str) {
+        if !needs_escape(text.as_bytes()) {
+            self.byte(b'"');
+            self.put(text.as_bytes());
+            self.byte(b'"');
+        } else {
+            self.escaped(text);
+        }
+    }
+
+    /// `text`, which has a byte to escape, as serde_json writes it.
+    #[inline(never)]
+    fn escaped(&mut self, text: &str) {
+        // A `str` always serializes: the fallback is never taken.
+        self.put(serde_json::to_string(text).unwrap_or_default().as_bytes());
+    }
+
+    /// A value serde_json writes in its own way (a float): its text.
+    #[inline(never)]
+    fn as_serde_json<T: Serialize>(&mut self, value: T) -> Result<(), Unwritten> {
+        let text = serde_json::to_string(&value).map_err(|_| Unwritten)?;
+        self.put(text.as_bytes());
+        Ok(())
+    }
+
+    /// An integer, by serde_json's formatter (itoa).
+    fn integer<I: itoa::Integer>(&mut self, value: I) {
+        self.put(itoa::Buffer::new().format(value).as_bytes());
+    }
+}
+
+/// Whether a byte of `text` is one JSON escapes: a control character, `"`
+/// or `\\`. Eight bytes a time (the last eight overlapping), where a byte a
+/// time was the larger part of the answer's write under wasmtime.
+#[inline(always)]
+fn needs_escape(text: &[u8]) -> bool {
+    let n = text.len();
+    if n < 8 {
+        return text.iter().any(|&byte| byte < 0x20 || byte == b'"' || byte == b'\\');
+    }
+    let mut at = 0;
+    while at + 8 <= n {
+        if escapes_in(word_at(text, at)) {
+            return true;
+        }
+        at += 8;
+    }
+    escapes_in(word_at(text, n - 8))
+}
+
+/// The eight bytes of `text` from `at` (`at + 8 <= text.len()`).
+#[inline(always)]
+fn word_at(text: &[u8], at: usize) -> u64 {
+    text.get(at..at + 8).and_then(|bytes| bytes.try_into().ok()).map_or(0, u64::from_ne_bytes)
+}
+
+/// Whether one of `word`'s bytes is below 0x20, `"` or `\\`.
+#[inline(always)]
+fn escapes_in(word: u64) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    // A byte's high bit is set in the result where that byte is below 0x20,
+    // or 0 after the xor with `"` or `\\` (a byte above one that is may be
+    // set too, by the borrow: only whether any is, is asked). A byte of 0x80
+    // or more (in a UTF-8 sequence) sets none: `!word` clears its high bit.
+    let below = word.wrapping_sub(ONES * 0x20);
+    let quote = (word ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES);
+    let backslash = (word ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES);
+    (below | quote | backslash) & !word & (ONES * 0x80) != 0
+}
+
+/// Copies `from` to `to` (of the same length). Up to 32 bytes, by
+/// overlapping 8-, 4- or 1-byte moves; longer, by `copy_from_slice`, which
+/// in wasm is a `memory.copy` and, under wasmtime, a call into the host.
+#[inline(always)]
+fn copy_short(from: &[u8], to: &mut [u8]) {
+    let n = from.len();
+    if n > 32 || to.len() != n {
+        to.copy_from_slice(from);
+    } else if n >= 8 {
+        if n > 16 {
+            copy_word::<8>(from, to, 8);
+            copy_word::<8>(from, to, n - 16);
+        }
+        copy_word::<8>(from, to, 0);
+        copy_word::<8>(from, to, n - 8);
+    } else if n >= 4 {
+        copy_word::<4>(from, to, 0);
+        copy_word::<4>(from, to, n - 4);
+    } else if n > 0 {
+        to[0] = from[0];
+        to[n / 2] = from[n / 2];
+        to[n - 1] = from[n - 1];
+    }
+}
+
+/// `from[at..at + N]` to the same place of `to`, as one load and store.
+#[inline(always)]
+fn copy_word<const N: usize>(from: &[u8], to: &mut [u8], at: usize) {
+    if let (Some(from), Some(to)) = (from.get(at..at + N), to.get_mut(at..at + N)) {
+        to.copy_from_slice(from);
+    }
+}
+
+/// A list, map or struct being written: whether an item has been written
+/// (a comma before the next), and what closes it.
+pub(super) struct Compound<'a> {
+    writer: &'a mut Writer,
+    first: bool,
+    /// The byte after the closing bracket: `}`, of a variant's object.
+    close: Option<u8>,
+}
+
+impl Compound<'_> {
+    /// The comma before every item but the first.
+    #[inline]
+    fn comma(&mut self) {
+        if self.first {
+            self.first = false;
+        } else {
+            self.writer.byte(b',');
+        }
+    }
+
+    /// The closing bracket (and a variant's `}`).
+    fn end(self, bracket: u8) {
+        self.writer.byte(bracket);
+        if let Some(close) = self.close {
+            self.writer.byte(close);
+        }
+    }
+}
+
+impl<'a> Writer {
+    /// The opening bracket of a list, map or struct.
+    fn open(&'a mut self, bracket: u8, close: Option<u8>) -> Compound<'a> {
+        self.byte(bracket);
+        Compound { writer: self, first: true, close }
+    }
+
+    /// `{"variant":` before a variant's value, closed by `}`.
+    fn variant_key(&mut self, variant: &str) {
+        self.byte(b'{');
+        self.string(variant);
+        self.byte(b':');
+    }
+}
+
+impl<'a> ser::Serializer for &'a mut Writer {
+    type Ok = ();
+    type Error = Unwritten;
+    type SerializeSeq = Compound<'a>;
+    type SerializeTuple = Compound<'a>;
+    type SerializeTupleStruct = Compound<'a>;
+    type SerializeTupleVariant = Compound<'a>;
+    type SerializeMap = Compound<'a>;
+    type SerializeStruct = Compound<'a>;
+    type SerializeStructVariant = Compound<'a>;
+
+    fn serialize_bool(self, value: bool) -> Result<(), Unwritten> {
+        self.put(if value { b"true" } else { b"false" });
+        Ok(())
+    }
+    fn serialize_i8(self, value: i8) -> Result<(), Unwritten> {
+        self.integer(value);
+        Ok(())
+    }
+    fn serialize_i16(self, value: i16) -> Result<(), Unwritten> {
+        self.integer(value);
+        Ok(())
+    }
+    fn serialize_i32(self, value: i32) -> Result<(), Unwritten> {
+        self.integer(value);
+        Ok(())
+    }
+    fn serialize_i64(self, value: i64) -> Result<(), Unwritten> {
+        self.integer(value);
+        Ok(())
+    }
+    fn serialize_i128(self, value: i128) -> Result<(), Unwritten> {
+        self.integer(value);
+        Ok(())
+    }
+    fn serialize_u8(self, value: u8) -> Result<(), Unwritten> {
+        self.integer(value);
+        Ok(())
+    }
+    fn serialize_u16(self, value: u16) -> Result<(), Unwritten> {
+        self.integer(value);
+        Ok(())
+    }
+    fn serialize_u32(self, value: u32) -> Result<(), Unwritten> {
+        self.integer(value);
+        Ok(())
+    }
+    fn serialize_u64(self, value: u64) -> Result<(), Unwritten> {
+        self.integer(value);
+        Ok(())
+    }
+    fn serialize_u128(self, value: u128) -> Result<(), Unwritten> {
+        self.integer(value);
+        Ok(())
+    }
+    fn serialize_f32(self, value: f32) -> Result<(), Unwritten> {
+        self.as_serde_json(value)
+    }
+    fn serialize_f64(self, value: f64) -> Result<(), Unwritten> {
+        self.as_serde_json(value)
+    }
+    fn serialize_char(self, value: char) -> Result<(), Unwritten> {
+        self.string(value.encode_utf8(&mut [0; 4]));
+        Ok(())
+    }
+    fn serialize_str(self, value: &str) -> Result<(), Unwritten> {
+        self.string(value);
+        Ok(())
+    }
+    fn serialize_bytes(self, _value: &[u8]) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_none(self) -> Result<(), Unwritten> {
+        self.put(b"null");
+        Ok(())
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<(), Unwritten> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Unwritten> {
+        self.serialize_none()
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Unwritten> {
+        self.serialize_none()
+    }
+    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result<(), Unwritten> {
+        self.string(variant);
+        Ok(())
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _name: &'static str, value: &T) -> Result<(), Unwritten> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Unwritten> {
+        self.variant_key(variant);
+        value.serialize(&mut *self)?;
+        self.byte(b'}');
+        Ok(())
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Compound<'a>, Unwritten> {
+        Ok(self.open(b'[', None))
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Compound<'a>, Unwritten> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Compound<'a>, Unwritten> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Compound<'a>, Unwritten> {
+        self.variant_key(variant);
+        Ok(self.open(b'[', Some(b'}')))
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'a>, Unwritten> {
+        Ok(self.open(b'{', None))
+    }
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Compound<'a>, Unwritten> {
+        Ok(self.open(b'{', None))
+    }
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Compound<'a>, Unwritten> {
+        self.variant_key(variant);
+        Ok(self.open(b'{', Some(b'}')))
+    }
+}
+
+impl ser::SerializeSeq for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritten;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unwritten> {
+        self.comma();
+        value.serialize(&mut *self.writer)
+    }
+    fn end(self) -> Result<(), Unwritten> {
+        Compound::end(self, b']');
+        Ok(())
+    }
+}
+
+impl ser::SerializeTuple for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritten;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unwritten> {
+        ser::SerializeSeq::serialize_element(self, value)
+    }
+    fn end(self) -> Result<(), Unwritten> {
+        ser::SerializeSeq::end(self)
+    }
+}
+
+impl ser::SerializeTupleStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritten;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unwritten> {
+        ser::SerializeSeq::serialize_element(self, value)
+    }
+    fn end(self) -> Result<(), Unwritten> {
+        ser::SerializeSeq::end(self)
+    }
+}
+
+impl ser::SerializeTupleVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritten;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unwritten> {
+        ser::SerializeSeq::serialize_element(self, value)
+    }
+    fn end(self) -> Result<(), Unwritten> {
+        ser::SerializeSeq::end(self)
+    }
+}
+
+impl ser::SerializeMap for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritten;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), Unwritten> {
+        self.comma();
+        key.serialize(KeyWriter(&mut *self.writer))?;
+        self.writer.byte(b':');
+        Ok(())
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unwritten> {
+        value.serialize(&mut *self.writer)
+    }
+    fn end(self) -> Result<(), Unwritten> {
+        Compound::end(self, b'}');
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritten;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<(), Unwritten> {
+        self.comma();
+        self.writer.string(key);
+        self.writer.byte(b':');
+        value.serialize(&mut *self.writer)
+    }
+    fn end(self) -> Result<(), Unwritten> {
+        Compound::end(self, b'}');
+        Ok(())
+    }
+}
+
+impl ser::SerializeStructVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritten;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<(), Unwritten> {
+        ser::SerializeStruct::serialize_field(self, key, value)
+    }
+    fn end(self) -> Result<(), Unwritten> {
+        ser::SerializeStruct::end(self)
+    }
+}
+
+/// A map's key: a string (or a char) only; every other key is left to
+/// serde_json, which quotes integers and booleans and refuses the rest.
+struct KeyWriter<'a>(&'a mut Writer);
+
+impl ser::Serializer for KeyWriter<'_> {
+    type Ok = ();
+    type Error = Unwritten;
+    type SerializeSeq = ser::Impossible<(), Unwritten>;
+    type SerializeTuple = ser::Impossible<(), Unwritten>;
+    type SerializeTupleStruct = ser::Impossible<(), Unwritten>;
+    type SerializeTupleVariant = ser::Impossible<(), Unwritten>;
+    type SerializeMap = ser::Impossible<(), Unwritten>;
+    type SerializeStruct = ser::Impossible<(), Unwritten>;
+    type SerializeStructVariant = ser::Impossible<(), Unwritten>;
+
+    fn serialize_str(self, value: &str) -> Result<(), Unwritten> {
+        self.0.string(value);
+        Ok(())
+    }
+    fn serialize_char(self, value: char) -> Result<(), Unwritten> {
+        self.0.string(value.encode_utf8(&mut [0; 4]));
+        Ok(())
+    }
+    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result<(), Unwritten> {
+        self.0.string(variant);
+        Ok(())
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _name: &'static str, value: &T) -> Result<(), Unwritten> {
+        value.serialize(self)
+    }
+    fn serialize_bool(self, _value: bool) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_i8(self, _value: i8) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_i16(self, _value: i16) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_i32(self, _value: i32) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_i64(self, _value: i64) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_u8(self, _value: u8) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_u16(self, _value: u16) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_u32(self, _value: u32) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_u64(self, _value: u64) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_f32(self, _value: f32) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_f64(self, _value: f64) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_bytes(self, _value: &[u8]) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_none(self) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, _value: &T) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_unit(self) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _value: &T,
+    ) -> Result<(), Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq, Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_tuple(self, _len: usize) -> Result<Self::SerializeTuple, Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Self::SerializeTupleStruct, Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeTupleVariant, Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap, Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Self::SerializeStruct, Unwritten> {
+        Err(Unwritten)
+    }
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeStructVariant, Unwritten> {
+        Err(Unwritten)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use serde::Serialize;
+
+    use super::{needs_escape, to_text};
+    use crate::json::{Json, from_json, serde_json_text, to_json};
+    use crate::limits::Limits;
+    use crate::probe::native::{
+        ChangeAction, CheckReport, HostDevice, HostReport, Isolation, NativeChange, NativeCheck, NativeReason,
+        NativeResolution, ProbedPlanResult, Subject,
+    };
+    use crate::probe::verify::{Verification, VerifyPrecision};
+    use crate::probe::web::{ProbeReason, ProbeReport, WebGpuVerdict, resolve};
+    use crate::reader_equivalence::{form_texts, malformed_inputs, mutations, vector_texts};
+    use crate::request::PlanRequest;
+    use crate::target::{Target, presets};
+    use crate::vocab::{Accelerator, Architecture, BuildFeature, OperatingSystem};
+
+    /// The compact writer writes `value` itself, as serde_json does.
+    fn written<T: ?Sized + Serialize>(value: &T) {
+        let expected = serde_json::to_string(value).unwrap();
+        assert_eq!(to_text(value).as_deref(), Some(expected.as_str()));
+        assert_eq!(to_json(&value), expected);
+    }
+
+    /// A plan request's text, read and planned, or refused: its answer.
+    fn answer(text: &str) {
+        match from_json::<PlanRequest>(text) {
+            Ok(request) => match crate::request::plan(&request, &Limits::DEFAULT) {
+                Ok(result) => written(&result),
+                Err(error) => written(&error),
+            },
+            Err(error) => written(&error),
+        }
+    }
+
+    /// Every request vector's answer, and the answer to each of their
+    /// mutations (every place: a byte left out, a JSON token put in or
+    /// instead), planned or refused; and every vector as a document.
+    #[test]
+    fn every_answer_is_serde_jsons_text() {
+        let requests = vector_texts("requests");
+        for (_, text) in &requests {
+            answer(text);
+        }
+        let mut seeds: Vec<String> =
+            requests.iter().map(|(_, text)| serde_json_text(&serde_json::from_str::<Json>(text).unwrap())).collect();
+        seeds.sort_by_key(String::len);
+        for seed in seeds.iter().take(3).chain(seeds.last()) {
+            mutations(seed, answer);
+        }
+        for text in malformed_inputs() {
+            answer(&text);
+        }
+        for (_, text) in requests.iter().chain(&vector_texts("targets")) {
+            written(&serde_json::from_str::<Json>(text).unwrap());
+        }
+    }
+
+    /// Every other form an edge writes: targets, presets, capsules,
+    /// availabilities, the browser's probe reports, verdicts and
+    /// resolutions, the native probe's reports (floats, a flattened enum, a
+    /// flattened plan result), the forms' own texts as documents.
+    #[test]
+    fn every_form_is_serde_jsons_text() {
+        written(&presets());
+        written(&crate::capsule::reference_capsules());
+        for preset in presets() {
+            let target = preset.target;
+            written(&target);
+            written(&target.declared_availability());
+            written(&target.devices());
+            written(&target.providers());
+            for &reason in ProbeReason::ALL {
+                let report = ProbeReport::unavailable(reason, "a \"quoted\"\nmessage", true, 2000);
+                written(&report);
+                written(&resolve(&target, &report));
+            }
+        }
+        for text in form_texts() {
+            written(&serde_json::from_str::<Json>(&text).unwrap());
+            if let Ok(report) = from_json::<ProbeReport>(&text) {
+                written(&resolve(&Target::wasm(), &report));
+                written(&report);
+            }
+            if let Ok(verdict) = from_json::<WebGpuVerdict>(&text) {
+                written(&verdict);
+            }
+        }
+        let mut check = CheckReport::new(NativeCheck::Cuda, NativeReason::DeviceAvailable, "two \"devices\"");
+        check.devices = vec![HostDevice::new(0, "H200".into(), Some("9.0".into()), Some(150_000_000_000))];
+        check.elapsed_ms = 12.75;
+        let host = HostReport::new(
+            (OperatingSystem::Linux, Architecture::X86_64),
+            Isolation::Process,
+            (2000, 0.1 + 0.2),
+            vec!["".into()],
+            vec![check],
+        );
+        let changes = vec![
+            NativeChange::new(
+                Subject::Accelerator(Accelerator::Cuda),
+                ChangeAction::Kept,
+                NativeReason::DeviceAvailable,
+                "ok".into(),
+            ),
+            NativeChange::new(
+                Subject::Feature(BuildFeature::LibTorch),
+                ChangeAction::Dropped,
+                NativeReason::DeviceAvailable,
+                "\u{1}".into(),
+            ),
+        ];
+        let resolution = NativeResolution::from_changes(&Target::linux_cuda(true), changes, host);
+        written(&resolution);
+        let request: PlanRequest = from_json(r#"{"ops":["matmul"],"configs":[{"device":"cpu"}]}"#).unwrap();
+        written(&ProbedPlanResult::new(request.run(), resolution));
+    }
+
+    /// Shapes no form has: variants, tuples, characters, wide integers.
+    #[test]
+    fn other_shapes_are_serde_jsons_text() {
+        #[derive(Serialize)]
+        enum Shape {
+            Unit,
+            Newtype(u8),
+            Tuple(i8, char),
+            Struct { a: (), b: Option<i128>, c: Vec<u128> },
+        }
+        #[derive(Serialize)]
+        struct Unit;
+        #[derive(Serialize)]
+        struct Newtype(&'static str);
+        #[derive(Serialize)]
+        struct Pair(i16, u16);
+        written(&[Shape::Unit, Shape::Newtype(7), Shape::Tuple(-1, '"'), Shape::Struct { a: (), b: None, c: vec![] }]);
+        written(&Shape::Struct { a: (), b: Some(i128::MIN), c: vec![u128::MAX, 0] });
+        written(&(
+            Unit,
+            Newtype("\\"),
+            Pair(i16::MIN, u16::MAX),
+            'é',
+            '\u{7f}',
+            i32::MIN,
+            i64::MIN,
+            u32::MAX,
+            u64::MAX,
+        ));
+        written(&(f32::MIN_POSITIVE, f64::NAN, f64::INFINITY, -0.0f64, 1e21f64, 1.5f32));
+        let map: BTreeMap<char, BTreeMap<String, ()>> = [('k', [("\n".to_string(), ())].into())].into();
+        written(&map);
+    }
+
+    /// The shapes it leaves to serde_json: `to_json` still writes
+    /// serde_json's text.
+    #[test]
+    fn shapes_it_leaves_are_written_by_serde_json() {
+        let numbered: BTreeMap<u32, bool> = [(1, true), (20, false)].into();
+        let unit_keyed: BTreeMap<(), u8> = [((), 1)].into();
+        for left in [to_text(&numbered), to_text(&unit_keyed), to_text(serde_bytes_like())] {
+            assert_eq!(left, None);
+        }
+        assert_eq!(to_json(&numbered), r#"{"1":true,"20":false}"#);
+        assert_eq!(to_json(&numbered), serde_json::to_string(&numbered).unwrap());
+        assert_eq!(to_json(&unit_keyed), "");
+        assert!(serde_json::to_string(&unit_keyed).is_err());
+    }
+
+    /// A value that serializes as bytes.
+    fn serde_bytes_like() -> &'static impl Serialize {
+        struct Bytes;
+        impl Serialize for Bytes {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_bytes(b"ab")
+            }
+        }
+        &Bytes
+    }
+
+    /// Any JSON value: nested lists and maps, every kind of number, strings
+    /// of every character class JSON escapes.
+    fn any_json() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<u64>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<f64>().prop_map(serde_json::Value::from),
+            text().prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(4, 64, 8, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..8).prop_map(serde_json::Value::from),
+                prop::collection::btree_map(text(), inner, 0..8)
+                    .prop_map(|map| serde_json::Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// Strings up to 40 characters, each a control character, `"`, `\`,
+    /// DEL, ASCII, or a character of two, three or four bytes.
+    fn text() -> impl Strategy<Value = String> {
+        let char = prop_oneof![
+            (0u32..0x20).prop_map(|c| char::from_u32(c).unwrap()),
+            Just('"'),
+            Just('\\'),
+            Just('\u{7f}'),
+            (0x20u32..0x7f).prop_map(|c| char::from_u32(c).unwrap()),
+            Just('é'),
+            Just('\u{2028}'),
+            Just('😀'),
+        ];
+        prop::collection::vec(char, 0..40).prop_map(|chars| chars.into_iter().collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_string_is_serde_jsons_text(text in text()) {
+            written(&text);
+        }
+
+        #[test]
+        fn any_json_is_serde_jsons_text(value in any_json()) {
+            written(&value);
+        }
+
+        /// A verification's figures, any float (NaN and infinities too).
+        #[test]
+        fn any_verification_is_serde_jsons_text(
+            figures in prop::collection::vec(prop_oneof![any::<f64>(), Just(f64::NAN), Just(1e-7), Just(0.1 + 0.2)], 6),
+            some in any::<bool>(),
+        ) {
+            let maybe = |figure: f64| some.then_some(figure);
+            written(&Verification {
+                workload: "mlp".into(),
+                checked: vec![VerifyPrecision::F32],
+                gpu_ms: maybe(figures[0]),
+                wasm_ms: maybe(figures[1]),
+                ratio: maybe(figures[2]),
+                margin: figures[3],
+                max_error: maybe(figures[4]),
+                max_error_at: None,
+                tolerance: 1e-3,
+                budget_ms: 50,
+                elapsed_ms: figures[5],
+                adapter_key: "k".into(),
+                cached: some,
+            });
+        }
+
+        /// The eight-bytes-a-time test is the byte-by-byte one, at every
+        /// length and every place of the bytes JSON escapes (and of the
+        /// bytes around them, and of UTF-8's high bytes).
+        #[test]
+        fn needs_escape_is_any_byte_below_0x20_or_quote_or_backslash(
+            bytes in prop::collection::vec(prop_oneof![
+                0u8..=0x21, Just(b'"'), Just(b'\\'), 0x5bu8..=0x5d, 0x7eu8..=0xff, any::<u8>()
+            ], 0..40)
+        ) {
+            let expected = bytes.iter().any(|&byte| byte < 0x20 || byte == b'"' || byte == b'\\');
+            prop_assert_eq!(needs_escape(&bytes), expected, "{:?}", bytes);
+        }
+    }
+}
