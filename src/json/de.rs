@@ -288,16 +288,9 @@ impl<'de> Reader<'de> {
 /// word, the lowest byte flagged is the first such byte (a borrow runs only
 /// upward, from a flagged byte).
 fn plain_run(bytes: &[u8]) -> usize {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGH: u64 = ONES << 7;
-    let zero_byte = |word: u64| word.wrapping_sub(ONES) & !word & HIGH;
     let mut run = 0;
     while let Some(chunk) = bytes.get(run..run + 8) {
-        let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).unwrap_or_default());
-        let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
-        let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
-        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-        let flagged = quote | backslash | control;
+        let flagged = super::escape_flags(u64::from_le_bytes(<[u8; 8]>::try_from(chunk).unwrap_or_default()));
         if flagged != 0 {
             return run + (flagged.trailing_zeros() / 8) as usize;
         }

@@ -199,6 +199,23 @@ pub fn to_json_pretty<T: Serialize>(value: &T) -> String {
     }
 }
 
+/// The bytes of `word` that JSON escapes in a string (a control character,
+/// `"`, `\\`): the high bit of each such byte is set, and of no byte below
+/// the first (a borrow runs only upward, from a flagged byte), so the lowest
+/// bit set is the first such byte. A byte of 0x80 or more (in a UTF-8
+/// sequence) is never flagged: `!word` clears its high bit. The strict
+/// reader's plain runs (`de`) and the compact writer's test (`write`), eight
+/// bytes a time.
+#[cfg(any(test, not(feature = "two-pass-reader"), not(feature = "serde-json-writer")))]
+#[inline(always)]
+fn escape_flags(word: u64) -> u64 {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    let below = word.wrapping_sub(ONES * 0x20);
+    let quote = (word ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES);
+    let backslash = (word ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES);
+    (below | quote | backslash) & !word & (ONES * 0x80)
+}
+
 /// The bytes `text` takes as a JSON string in `to_json`'s output, quotes
 /// left out: serde_json writes `"` and `\\` as two bytes, the control
 /// characters as two (`\n`) or six (`\u0001`), everything else as it is.

@@ -27,6 +27,8 @@ use std::fmt::{self, Display};
 
 use serde::ser::{self, Serialize};
 
+use super::escape_flags;
+
 /// The compact JSON text of `value`, or `None` if it has a shape this writer
 /// leaves to serde_json (`to_json` then writes it with serde_json).
 pub(super) fn to_text<T: ?Sized + Serialize>(value: &T) -> Option<String> {
@@ -153,32 +155,18 @@ fn needs_escape(text: &[u8]) -> bool {
     }
     let mut at = 0;
     while at + 8 <= n {
-        if escapes_in(word_at(text, at)) {
+        if escape_flags(word_at(text, at)) != 0 {
             return true;
         }
         at += 8;
     }
-    escapes_in(word_at(text, n - 8))
+    escape_flags(word_at(text, n - 8)) != 0
 }
 
 /// The eight bytes of `text` from `at` (`at + 8 <= text.len()`).
 #[inline(always)]
 fn word_at(text: &[u8], at: usize) -> u64 {
     text.get(at..at + 8).and_then(|bytes| bytes.try_into().ok()).map_or(0, u64::from_ne_bytes)
-}
-
-/// Whether one of `word`'s bytes is below 0x20, `"` or `\\`.
-#[inline(always)]
-fn escapes_in(word: u64) -> bool {
-    const ONES: u64 = u64::from_ne_bytes([1; 8]);
-    // A byte's high bit is set in the result where that byte is below 0x20,
-    // or 0 after the xor with `"` or `\\` (a byte above one that is may be
-    // set too, by the borrow: only whether any is, is asked). A byte of 0x80
-    // or more (in a UTF-8 sequence) sets none: `!word` clears its high bit.
-    let below = word.wrapping_sub(ONES * 0x20);
-    let quote = (word ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES);
-    let backslash = (word ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES);
-    (below | quote | backslash) & !word & (ONES * 0x80) != 0
 }
 
 /// Copies `from` to `to` (of the same length). Up to 32 bytes, by
@@ -258,6 +246,25 @@ impl<'a> Writer {
     }
 }
 
+/// The integer methods of the compact writer: serde_json's text (itoa).
+macro_rules! integers {
+    ($($method:ident: $integer:ty),* $(,)?) => {
+        $(fn $method(self, value: $integer) -> Result<(), Unwritten> {
+            self.integer(value);
+            Ok(())
+        })*
+    };
+}
+
+/// Methods of a serializer that leaves its value to serde_json.
+macro_rules! refused {
+    ($($method:ident($($argument:ty),*)),* $(,)?) => {
+        $(fn $method(self, $(_: $argument),*) -> Result<(), Unwritten> {
+            Err(Unwritten)
+        })*
+    };
+}
+
 impl<'a> ser::Serializer for &'a mut Writer {
     type Ok = ();
     type Error = Unwritten;
@@ -273,45 +280,9 @@ impl<'a> ser::Serializer for &'a mut Writer {
         self.put(if value { b"true" } else { b"false" });
         Ok(())
     }
-    fn serialize_i8(self, value: i8) -> Result<(), Unwritten> {
-        self.integer(value);
-        Ok(())
-    }
-    fn serialize_i16(self, value: i16) -> Result<(), Unwritten> {
-        self.integer(value);
-        Ok(())
-    }
-    fn serialize_i32(self, value: i32) -> Result<(), Unwritten> {
-        self.integer(value);
-        Ok(())
-    }
-    fn serialize_i64(self, value: i64) -> Result<(), Unwritten> {
-        self.integer(value);
-        Ok(())
-    }
-    fn serialize_i128(self, value: i128) -> Result<(), Unwritten> {
-        self.integer(value);
-        Ok(())
-    }
-    fn serialize_u8(self, value: u8) -> Result<(), Unwritten> {
-        self.integer(value);
-        Ok(())
-    }
-    fn serialize_u16(self, value: u16) -> Result<(), Unwritten> {
-        self.integer(value);
-        Ok(())
-    }
-    fn serialize_u32(self, value: u32) -> Result<(), Unwritten> {
-        self.integer(value);
-        Ok(())
-    }
-    fn serialize_u64(self, value: u64) -> Result<(), Unwritten> {
-        self.integer(value);
-        Ok(())
-    }
-    fn serialize_u128(self, value: u128) -> Result<(), Unwritten> {
-        self.integer(value);
-        Ok(())
+    integers! {
+        serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64, serialize_i128: i128,
+        serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64, serialize_u128: u128,
     }
     fn serialize_f32(self, value: f32) -> Result<(), Unwritten> {
         self.as_serde_json(value)
@@ -327,9 +298,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         self.string(value);
         Ok(())
     }
-    fn serialize_bytes(self, _value: &[u8]) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
+    refused! { serialize_bytes(&[u8]) }
     fn serialize_none(self) -> Result<(), Unwritten> {
         self.put(b"null");
         Ok(())
@@ -519,52 +488,13 @@ impl ser::Serializer for KeyWriter<'_> {
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _name: &'static str, value: &T) -> Result<(), Unwritten> {
         value.serialize(self)
     }
-    fn serialize_bool(self, _value: bool) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_i8(self, _value: i8) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_i16(self, _value: i16) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_i32(self, _value: i32) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_i64(self, _value: i64) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_u8(self, _value: u8) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_u16(self, _value: u16) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_u32(self, _value: u32) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_u64(self, _value: u64) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_f32(self, _value: f32) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_f64(self, _value: f64) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_bytes(self, _value: &[u8]) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_none(self) -> Result<(), Unwritten> {
-        Err(Unwritten)
+    refused! {
+        serialize_bool(bool), serialize_i8(i8), serialize_i16(i16), serialize_i32(i32), serialize_i64(i64),
+        serialize_u8(u8), serialize_u16(u16), serialize_u32(u32), serialize_u64(u64), serialize_f32(f32),
+        serialize_f64(f64), serialize_bytes(&[u8]), serialize_none(), serialize_unit(),
+        serialize_unit_struct(&'static str),
     }
     fn serialize_some<T: ?Sized + Serialize>(self, _value: &T) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_unit(self) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Unwritten> {
         Err(Unwritten)
     }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
