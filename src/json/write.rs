@@ -805,8 +805,29 @@ mod tests {
                 0u8..=0x21, Just(b'"'), Just(b'\\'), 0x5bu8..=0x5d, 0x7eu8..=0xff, any::<u8>()
             ], 0..40)
         ) {
-            let expected = bytes.iter().any(|&byte| byte < 0x20 || byte == b'"' || byte == b'\\');
-            prop_assert_eq!(needs_escape(&bytes), expected, "{:?}", bytes);
+            prop_assert_eq!(needs_escape(&bytes), escapes_by_byte(&bytes), "{:?}", bytes);
         }
+
+        /// The same on plain bytes (the space and the bytes next to `"` and
+        /// `\\` among them) with at most one byte to escape, at any place:
+        /// a plain text is said plain at every length (a wrong "needs an
+        /// escape" is not seen in the output, which serde_json then writes),
+        /// and a lone escape is found wherever it is, in the last word too.
+        #[test]
+        fn needs_escape_finds_one_byte_to_escape_anywhere(
+            mut bytes in prop::collection::vec(prop_oneof![0x20u8..=0x21, 0x23u8..=0x5b, 0x5du8..=0xff], 0..80),
+            escape in prop::option::of((any::<prop::sample::Index>(), prop_oneof![0u8..0x20, Just(b'"'), Just(b'\\')])),
+        ) {
+            if let Some((at, byte)) = escape.filter(|_| !bytes.is_empty()) {
+                let at = at.index(bytes.len());
+                bytes[at] = byte;
+            }
+            prop_assert_eq!(needs_escape(&bytes), escapes_by_byte(&bytes), "{:?}", bytes);
+        }
+    }
+
+    /// `needs_escape`, a byte at a time.
+    fn escapes_by_byte(bytes: &[u8]) -> bool {
+        bytes.iter().any(|&byte| byte < 0x20 || byte == b'"' || byte == b'\\')
     }
 }
