@@ -381,38 +381,27 @@ impl ser::SerializeSeq for Compound<'_> {
     }
 }
 
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = Unwritten;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unwritten> {
-        ser::SerializeSeq::serialize_element(self, value)
-    }
-    fn end(self) -> Result<(), Unwritten> {
-        ser::SerializeSeq::end(self)
-    }
+/// The tuple forms, written as lists (as serde_json writes them).
+macro_rules! as_list {
+    ($($form:ident::$method:ident),* $(,)?) => {
+        $(impl ser::$form for Compound<'_> {
+            type Ok = ();
+            type Error = Unwritten;
+            fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unwritten> {
+                ser::SerializeSeq::serialize_element(self, value)
+            }
+            fn end(self) -> Result<(), Unwritten> {
+                ser::SerializeSeq::end(self)
+            }
+        })*
+    };
 }
 
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = Unwritten;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unwritten> {
-        ser::SerializeSeq::serialize_element(self, value)
-    }
-    fn end(self) -> Result<(), Unwritten> {
-        ser::SerializeSeq::end(self)
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = Unwritten;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unwritten> {
-        ser::SerializeSeq::serialize_element(self, value)
-    }
-    fn end(self) -> Result<(), Unwritten> {
-        ser::SerializeSeq::end(self)
-    }
-}
+as_list!(
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
