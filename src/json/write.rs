@@ -8,8 +8,10 @@
 //! (`Vec::reserve`, `append_elements`, and a `memory.copy` into the host
 //! for every copy), and the answer's write was 1.8 times native under
 //! wasmtime, half of a 100-capsule plan's time (BENCHMARKS.md, issue 31).
-//! Here the room is checked once a write, short copies are word moves, and
-//! a string is tested for escapes eight bytes a time.
+//! Here the room is checked once a write (once for a struct's whole
+//! `,"key":`, once for a quoted string), short copies are word moves, and a
+//! string is tested for escapes eight bytes a time (under eight, as one
+//! word).
 //!
 //! What it writes itself is what the crate's forms are made of: structs,
 //! lists, maps with string keys, strings, integers, booleans and `null`.
@@ -114,12 +116,60 @@ impl Writer {
     /// serde_json escapes it.
     #[inline]
     fn string(&mut self, text: &str) {
-        if !needs_escape(text.as_bytes()) {
-            self.byte(b'"');
-            self.put(text.as_bytes());
-            self.byte(b'"');
-        } else {
+        if !self.plain_quoted(false, text.as_bytes(), false) {
             self.escaped(text);
+        }
+    }
+
+    /// A struct's field name and its colon, after a comma unless `first`.
+    #[inline(always)]
+    fn field_key(&mut self, first: bool, key: &str) {
+        if !self.plain_quoted(!first, key.as_bytes(), true) {
+            if !first {
+                self.byte(b',');
+            }
+            self.escaped(key);
+            self.byte(b':');
+        }
+    }
+
+    /// `text` quoted, after a comma if `comma` and before a colon if
+    /// `colon`, the room checked once for all of it, when no byte of `text`
+    /// needs an escape (`true`); else nothing is written (`false`).
+    #[inline(always)]
+    fn plain_quoted(&mut self, comma: bool, text: &[u8], colon: bool) -> bool {
+        if needs_escape(text) {
+            return false;
+        }
+        let end = self.len + text.len() + 4;
+        if end > self.room.len() {
+            self.grow(end);
+        }
+        let mut at = self.len;
+        if comma {
+            self.set(at, b',');
+            at += 1;
+        }
+        self.set(at, b'"');
+        if let Some(to) = self.room.get_mut(at + 1..at + 1 + text.len()) {
+            copy_short(text, to);
+        }
+        at += 1 + text.len();
+        self.set(at, b'"');
+        at += 1;
+        if colon {
+            self.set(at, b':');
+            at += 1;
+        }
+        self.len = at;
+        true
+    }
+
+    /// Writes `byte` at `at`, within the room.
+    #[inline(always)]
+    fn set(&mut self, at: usize, byte: u8) {
+        if let Some(place) = self.room.get_mut(at) {
+            *place = byte;
         }
     }
 
@@ -151,7 +201,17 @@ impl Writer {
 fn needs_escape(text: &[u8]) -> bool {
     let n = text.len();
     if n < 8 {
-        return text.iter().any(|&byte| byte < 0x20 || byte == b'"' || byte == b'\\');
+        // Every byte in one word, some twice: two overlapping halves, or
+        // (under 4 bytes) the first, middle and last, padded with a plain byte.
+        let word = if n >= 4 {
+            u64::from(half_at(text, 0)) | u64::from(half_at(text, n - 4)) << 32
+        } else if n > 0 {
+            let byte = |at: usize| u64::from(text.get(at).copied().unwrap_or(b' '));
+            u64::from_ne_bytes([b' '; 8]) & !0xff_ffff | byte(0) | byte(n / 2) << 8 | byte(n - 1) << 16
+        } else {
+            return false;
+        };
+        return escape_flags(word) != 0;
     }
     let mut at = 0;
     while at + 8 <= n {
@@ -161,6 +221,12 @@ fn needs_escape(text: &[u8]) -> bool {
         at += 8;
     }
     escape_flags(word_at(text, n - 8)) != 0
+}
+
+/// The four bytes of `text` from `at` (`at + 4 <= text.len()`).
+#[inline(always)]
+fn half_at(text: &[u8], at: usize) -> u32 {
+    text.get(at..at + 4).and_then(|bytes| bytes.try_into().ok()).map_or(0, u32::from_ne_bytes)
 }
 
 /// The eight bytes of `text` from `at` (`at + 8 <= text.len()`).
@@ -425,9 +491,7 @@ impl ser::SerializeStruct for Compound<'_> {
     type Ok = ();
     type Error = Unwritten;
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<(), Unwritten> {
-        self.comma();
-        self.writer.string(key);
-        self.writer.byte(b':');
+        self.writer.field_key(std::mem::replace(&mut self.first, false), key);
         value.serialize(&mut *self.writer)
     }
     fn end(self) -> Result<(), Unwritten> {
@@ -684,6 +748,56 @@ mod tests {
         written(&(f32::MIN_POSITIVE, f64::NAN, f64::INFINITY, -0.0f64, 1e21f64, 1.5f32));
         let map: BTreeMap<char, BTreeMap<String, ()>> = [('k', [("\n".to_string(), ())].into())].into();
         written(&map);
+    }
+
+    /// Field names with a byte to escape (no form has one), first and
+    /// after another field, in a struct and in a struct variant; and field
+    /// names of every short length.
+    #[test]
+    fn field_names_to_escape_are_serde_jsons_text() {
+        #[derive(Serialize)]
+        struct Quoted {
+            #[serde(rename = "a\"b")]
+            first: u8,
+            #[serde(rename = "\\")]
+            second: bool,
+            #[serde(rename = "\u{1f}x")]
+            third: (),
+            #[serde(rename = "")]
+            empty: u8,
+            x: u8,
+            #[serde(rename = "abcdefg")]
+            seven: u8,
+        }
+        #[derive(Serialize)]
+        enum Variant {
+            Fields {
+                #[serde(rename = "new\nline")]
+                line: u8,
+                plain: u8,
+            },
+        }
+        written(&Quoted { first: 1, second: true, third: (), empty: 0, x: 2, seven: 3 });
+        written(&Variant::Fields { line: 1, plain: 2 });
+    }
+
+    /// Under eight bytes, `needs_escape` reads the text as one word: every
+    /// length, every place, every byte value, alone and beside a byte JSON
+    /// escapes.
+    #[test]
+    fn short_texts_need_an_escape_where_a_byte_does() {
+        for length in 1..8 {
+            for place in 0..length {
+                for byte in 0..=255u8 {
+                    let mut bytes = vec![b'a'; length];
+                    bytes[place] = byte;
+                    assert_eq!(needs_escape(&bytes), escapes_by_byte(&bytes), "{bytes:?}");
+                    bytes[length - 1 - place] = b'"';
+                    assert_eq!(needs_escape(&bytes), escapes_by_byte(&bytes), "{bytes:?}");
+                }
+            }
+        }
+        assert!(!needs_escape(b""));
     }
 
     /// The shapes it leaves to serde_json: `to_json` still writes
