@@ -232,21 +232,24 @@ impl<'de> Reader<'de> {
         }
     }
 
-    /// How many items a container has from `pos` (inside one) to its end,
-    /// `close`: each is moved past unread, only counted (a list or map over
-    /// its limit). Syntax is not judged: an error is on its way, and
-    /// `super::failure` has serde_json check the text first.
+    /// How many items a container has from `pos` (inside one) to its end:
+    /// each is moved past unread, only counted (a list or map over its
+    /// limit), up to the first that no comma follows. Syntax is not judged:
+    /// an error is on its way, and `super::failure` has serde_json check the
+    /// text first, so in a text that is JSON that item is the last (what
+    /// follows it closes the container), and any other text is said not to
+    /// be JSON whatever the count. (cargo-mutants found the check of the
+    /// closing bracket that was here unobservable.)
     #[inline(never)]
-    fn items_left(&mut self, close: u8) -> Result<usize, Error> {
+    fn items_left(&mut self) -> usize {
         let mut count = 0;
         loop {
             self.skip_unread();
             count += 1;
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(byte) if byte == close => return Ok(count),
-                _ => return Err(Error::syntax()),
+            if self.peek() != Some(b',') {
+                return count;
             }
+            self.pos += 1;
         }
     }
 
@@ -546,7 +549,7 @@ impl<'r, 'a, 'de> Items<'r, 'a, 'de> {
         if let Some((name, limit)) = self.limit
             && index == limit
         {
-            let count = limit + self.reader.items_left(b']')?;
+            let count = limit + self.reader.items_left();
             return Err(self.at.count_exceeded(name, count, limit));
         }
         self.index += 1;
@@ -615,7 +618,7 @@ impl<'r, 'a, 'de> Fields<'r, 'a, 'de> {
         if let Some((name, limit)) = self.limit
             && self.keys.len() > limit
         {
-            let count = limit + self.reader.items_left(b'}')?;
+            let count = limit + self.reader.items_left();
             return Err(self.map_error(self.at.count_exceeded(name, count, limit)));
         }
         Ok(Some(&self.key))
@@ -755,7 +758,47 @@ impl<'de> VariantAccess<'de> for Variant<'_, '_, 'de> {
 
 #[cfg(test)]
 mod tests {
-    use super::plain_run;
+    use serde::Deserialize;
+    use serde::de::IgnoredAny;
+
+    use super::{DEEPEST, Reader, TextValue, plain_run};
+    use crate::json::path::Where;
+
+    /// The nesting limit counts a variant's one-key object as open while
+    /// its value is read, and closed after it, as serde_json does: the
+    /// deepest nesting allowed after a variant is the deepest allowed
+    /// without one. Read here without `super::failure`, which has serde_json
+    /// judge the text first on any error and so hides the reader's own count.
+    #[test]
+    fn a_variant_s_object_counts_once_toward_the_nesting_limit() {
+        // Read only to be deserialized.
+        #[derive(Debug, Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        #[allow(dead_code)]
+        enum Choice {
+            Prefer(String),
+        }
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct Shape {
+            choice: Option<Choice>,
+            deep: IgnoredAny,
+        }
+        let read = |variant: bool, levels: usize| {
+            let choice = if variant { r#""choice":{"prefer":"x"},"# } else { "" };
+            let text = format!("{{{choice}\"deep\":{}{}}}", "[".repeat(levels), "]".repeat(levels));
+            let mut reader = Reader::new(&text);
+            let read = Shape::deserialize(TextValue { reader: &mut reader, at: Where::ROOT }).map(|_| reader.depth);
+            read.map_err(|error| error.is_syntax())
+        };
+        // The outer object is one level: `levels` arrays inside it reach
+        // `levels + 1`; the reader refuses the 128th (`DEEPEST + 1`).
+        let deepest = DEEPEST as usize - 1;
+        for variant in [false, true] {
+            assert_eq!(read(variant, deepest), Ok(0), "variant: {variant}");
+            assert_eq!(read(variant, deepest + 1), Err(true), "variant: {variant}");
+        }
+    }
 
     /// 8 bytes at a time finds what a byte loop finds: every byte value at
     /// every place of a 17-byte run, and after another special byte.
