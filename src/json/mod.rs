@@ -241,7 +241,61 @@ pub(crate) fn default_true() -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{check_document, escaped_len, parse_document};
+    use super::{check_document, error, escaped_len, failure, from_json_one_pass, parse_document, to_json_pretty};
+    use crate::error::ErrorCode;
+    use crate::target::{Target, presets};
+
+    /// A text of nothing but whitespace is a request not given, said so in
+    /// the crate's words by both readers, not in serde_json's.
+    #[test]
+    fn an_empty_text_is_said_to_be_empty() {
+        for text in ["", " ", "\t\r\n ", "\n"] {
+            for error in [from_json_one_pass::<Target>(text, None).unwrap_err(), parse_document(text).unwrap_err()] {
+                assert_eq!(error.code, ErrorCode::InvalidJson);
+                assert_eq!(error.message, "the input is empty (or only whitespace): expected a JSON document");
+            }
+        }
+        let error = from_json_one_pass::<Target>(" x", None).unwrap_err();
+        assert!(error.message.starts_with("not valid JSON: "), "{error:?}");
+    }
+
+    /// What the one-pass reader's error becomes: serde_json's words where the
+    /// text is not JSON; else the reader's error; and where the reader
+    /// stopped at text serde_json reads (which the tests hold never to
+    /// happen), still an error with a code, not the reader's bare mark.
+    #[test]
+    fn a_failure_is_the_text_s_then_the_reader_s() {
+        let wrong = || error::Error::new(ErrorCode::WrongType, "wrong".to_string());
+        assert!(failure("[1,", Some(wrong())).message.starts_with("not valid JSON: "));
+        let located = failure("{}", Some(wrong()));
+        assert_eq!((located.code, located.message.as_str()), (ErrorCode::WrongType, "wrong"));
+        for error in [Some(error::Error::syntax()), None] {
+            let unexplained = failure("{}", error);
+            assert_eq!(unexplained.code, ErrorCode::InvalidJson);
+            assert_eq!(unexplained.message, "not valid JSON (the strict reader stopped where serde_json did not)");
+        }
+    }
+
+    /// A unit variant given as a one-key object is refused at its key,
+    /// saying it takes the plain string (the one-pass reader's words, which
+    /// the reader-equivalence tests hold the two-pass reader's to).
+    #[test]
+    fn a_unit_variant_with_a_value_asks_for_the_plain_string() {
+        let text = r#"{"ops":[],"config":{"backend":{"auto":1}}}"#;
+        let error = from_json_one_pass::<crate::PlanRequest>(text, None).unwrap_err();
+        assert_eq!((error.code, error.path.as_str()), (ErrorCode::WrongType, "config.backend.auto"));
+        assert_eq!(error.message, r#"expected the plain string "auto", found integer `1`"#);
+    }
+
+    /// The pretty text is serde_json's, two-space indent, for every preset.
+    #[test]
+    fn the_pretty_text_is_serde_jsons() {
+        let presets = presets();
+        for preset in &presets {
+            assert_eq!(to_json_pretty(preset), serde_json::to_string_pretty(preset).unwrap());
+        }
+        assert_eq!(to_json_pretty(&presets), serde_json::to_string_pretty(&presets).unwrap());
+    }
 
     /// `escaped_len` counts what serde_json writes: every byte below 0x80
     /// alone and between plain bytes, and text beyond ASCII.

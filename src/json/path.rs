@@ -123,3 +123,21 @@ pub(super) fn key_path(parent: &str, key: &str) -> String {
 fn is_plain_key(key: &str) -> bool {
     !key.is_empty() && key.len() <= 64 && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::key_path;
+
+    /// A key of letters, digits, `_` and `-` (up to 64 bytes) is joined
+    /// with a dot; any other key is quoted in brackets.
+    #[test]
+    fn plain_keys_are_joined_and_others_quoted() {
+        for key in ["a", "Z9", "max_bind-groups", "_", "-", &"k".repeat(64)] {
+            assert_eq!(key_path("limits", key), format!("limits.{key}"), "{key:?}");
+        }
+        for key in ["", "a b", "a.b", "a[0]", "é", "a\"b", &"k".repeat(65)] {
+            assert!(key_path("limits", key).starts_with("limits[\""), "{key:?}");
+        }
+        assert_eq!(key_path("", "a-b"), "a-b");
+    }
+}
