@@ -204,7 +204,8 @@ fn needs_escape(text: &[u8]) -> bool {
         // Every byte in one word, some twice: two overlapping halves, or
         // (under 4 bytes) the first, middle and last, padded with a plain byte.
         let word = if n >= 4 {
-            u64::from(half_at(text, 0)) | u64::from(half_at(text, n - 4)) << 32
+            let half = |at| u64::from(u32::from_ne_bytes(bytes_at(text, at)));
+            half(0) | half(n - 4) << 32
         } else if n > 0 {
             let byte = |at: usize| u64::from(text.get(at).copied().unwrap_or(b' '));
             u64::from_ne_bytes([b' '; 8]) & !0xff_ffff | byte(0) | byte(n / 2) << 8 | byte(n - 1) << 16
@@ -215,24 +216,18 @@ fn needs_escape(text: &[u8]) -> bool {
     }
     let mut at = 0;
     while at + 8 <= n {
-        if escape_flags(word_at(text, at)) != 0 {
+        if escape_flags(u64::from_ne_bytes(bytes_at(text, at))) != 0 {
             return true;
         }
         at += 8;
     }
-    escape_flags(word_at(text, n - 8)) != 0
+    escape_flags(u64::from_ne_bytes(bytes_at(text, n - 8))) != 0
 }
 
-/// The four bytes of `text` from `at` (`at + 4 <= text.len()`).
+/// The `N` bytes of `text` from `at` (`at + N <= text.len()`).
 #[inline(always)]
-fn half_at(text: &[u8], at: usize) -> u32 {
-    text.get(at..at + 4).and_then(|bytes| bytes.try_into().ok()).map_or(0, u32::from_ne_bytes)
-}
-
-/// The eight bytes of `text` from `at` (`at + 8 <= text.len()`).
-#[inline(always)]
-fn word_at(text: &[u8], at: usize) -> u64 {
-    text.get(at..at + 8).and_then(|bytes| bytes.try_into().ok()).map_or(0, u64::from_ne_bytes)
+fn bytes_at<const N: usize>(text: &[u8], at: usize) -> [u8; N] {
+    text.get(at..at + N).and_then(|bytes| bytes.try_into().ok()).unwrap_or([0; N])
 }
 
 /// Copies `from` to `to` (of the same length). Up to 32 bytes, by
@@ -278,12 +273,16 @@ pub(super) struct Compound<'a> {
 }
 
 impl Compound<'_> {
+    /// Whether this item is the first (and no longer after it).
+    #[inline(always)]
+    fn take_first(&mut self) -> bool {
+        std::mem::replace(&mut self.first, false)
+    }
+
     /// The comma before every item but the first.
     #[inline]
     fn comma(&mut self) {
-        if self.first {
-            self.first = false;
-        } else {
+        if !self.take_first() {
             self.writer.byte(b',');
         }
     }
@@ -491,7 +490,8 @@ impl ser::SerializeStruct for Compound<'_> {
     type Ok = ();
     type Error = Unwritten;
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<(), Unwritten> {
-        self.writer.field_key(std::mem::replace(&mut self.first, false), key);
+        let first = self.take_first();
+        self.writer.field_key(first, key);
         value.serialize(&mut *self.writer)
     }
     fn end(self) -> Result<(), Unwritten> {
