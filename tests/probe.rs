@@ -241,11 +241,13 @@ fn probe_reports_round_trip_strictly() {
 fn verification(gpu_ms: f64, wasm_ms: f64) -> probe::verify::Verification {
     use backend_targets::probe::verify::*;
     Verification {
-        workload: workload_text(),
+        workload: workload_text(PASSES),
         checked: vec![VerifyPrecision::F32],
         gpu_ms: Some(gpu_ms),
+        gpu_ms_more_than: None,
         wasm_ms: Some(wasm_ms),
         ratio: Some(gpu_ms / wasm_ms),
+        timer_resolution_ms: 0.1,
         margin: SPEED_MARGIN,
         max_error: Some(1.5e-7),
         max_error_at: Some("17 (f32)".into()),
@@ -292,6 +294,24 @@ fn a_verdict_keeps_webgpu_only_when_verified_and_says_why_with_its_figures() {
         "fallback adapter google swiftshader: slower than WebAssembly: 41.25 ms a pass on the GPU against 2.5 ms in \
          WebAssembly (more than 1.1 times)"
     );
+    // A run the budget stopped: a lower bound, said as one, and no ratio.
+    let stopped = probe::verify::Verification {
+        gpu_ms: None,
+        gpu_ms_more_than: Some(12.5),
+        ratio: None,
+        timer_resolution_ms: 1.0,
+        ..verification(1.0, 2.5)
+    };
+    let bounded =
+        adapter.clone().with_verdict(WebGpuVerdict::new(ProbeReason::SlowerThanWasm, "", &adapter.message, stopped));
+    assert_eq!(
+        bounded.message,
+        "fallback adapter google swiftshader: slower than WebAssembly: more than 12.5 ms a pass on the GPU (its run \
+         stopped there, at the budget) against 2.5 ms in WebAssembly (more than 1.1 times)"
+    );
+    let text = to_json(&bounded);
+    assert!(text.contains(r#""gpuMsMoreThan":12.5"#) && !text.contains(r#""gpuMs""#) && !text.contains(r#""ratio""#));
+    assert!(text.contains(r#""timerResolutionMs":1"#), "{text}");
     for reason in [
         ProbeReason::SlowerThanWasm,
         ProbeReason::WrongResults,

@@ -878,7 +878,7 @@ mod tests {
         /// A verification's figures, any float (NaN and infinities too).
         #[test]
         fn any_verification_is_serde_jsons_text(
-            figures in prop::collection::vec(prop_oneof![any::<f64>(), Just(f64::NAN), Just(1e-7), Just(0.1 + 0.2)], 6),
+            figures in prop::collection::vec(prop_oneof![any::<f64>(), Just(f64::NAN), Just(1e-7), Just(0.1 + 0.2)], 8),
             some in any::<bool>(),
         ) {
             let maybe = |figure: f64| some.then_some(figure);
@@ -886,8 +886,10 @@ mod tests {
                 workload: "mlp".into(),
                 checked: vec![VerifyPrecision::F32],
                 gpu_ms: maybe(figures[0]),
+                gpu_ms_more_than: maybe(figures[6]),
                 wasm_ms: maybe(figures[1]),
                 ratio: maybe(figures[2]),
+                timer_resolution_ms: figures[7],
                 margin: figures[3],
                 max_error: maybe(figures[4]),
                 max_error_at: None,

@@ -44,6 +44,19 @@ pub const DEFAULT_VERIFY_BUDGET_MS: u32 = 1000;
 /// warm time for the workload at most this many times the WebAssembly time.
 pub const SPEED_MARGIN: f64 = 1.1;
 
+/// How many ticks of the clock a timing of the WebAssembly reference spans
+/// at least (the pass repeated until it does): a clock of 1 ms steps
+/// (Firefox) then errs by at most 5 % of the figure, under the margin.
+pub const REFERENCE_TICKS: f64 = 20.0;
+
+/// How many times past (or within) the margin one warm run must be to decide
+/// the speed alone; runs nearer the margin are taken by the majority of
+/// `WARM_RUNS`.
+pub const DECISIVE_FACTOR: f64 = 2.0;
+
+/// The most warm runs timed: the verdict is the majority's.
+pub const WARM_RUNS: usize = 3;
+
 /// The largest error allowed, relative to the largest magnitude of the
 /// expected output, for the `f32` and the `f16` paths.
 pub const F32_TOLERANCE: f64 = 1e-3;
@@ -104,19 +117,29 @@ pub(crate) fn deserialize_verify<'de, D: Deserializer<'de>>(
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct Verification {
-    /// The workload, in words (`"mlp 6x256x256, batch 8, 4 passes per readback"`).
+    /// The workload, in words (`"mlp 6x256x256, batch 8, 4 passes per
+    /// readback"`: the passes of each warm run, fewer for a slow adapter).
     pub workload: String,
     /// The precisions checked (`["f32"]`, or `["f32", "f16"]` where `f16`
     /// was asked for and the adapter has `shader-f16`).
     pub checked: Vec<VerifyPrecision>,
-    /// The GPU's warm time for one pass of the workload, in milliseconds
-    /// (pipeline creation apart; several passes per readback, divided).
-    /// With `slower-than-wasm` found before the GPU finished, the time it
-    /// had taken by then (a lower bound).
+    /// The GPU's warm time for one pass of the workload, in milliseconds:
+    /// the middle of the warm runs timed, each run to its readback (several
+    /// passes per readback, divided; pipeline creation apart). Always a
+    /// measurement: absent where no warm run finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", tsify(optional))]
     pub gpu_ms: Option<f64>,
-    /// The same pass computed in this module's WebAssembly, in milliseconds.
+    /// Where the budget ran out during a warm run that had already taken
+    /// longer than WebAssembly would (with the margin): the time it had
+    /// taken by then, per pass. A lower bound, never a measurement: the
+    /// verdict is `slower-than-wasm`, and `gpuMs` and `ratio` are absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
+    pub gpu_ms_more_than: Option<f64>,
+    /// The same pass computed in this module's WebAssembly, in milliseconds
+    /// (repeated until the timing spans `REFERENCE_TICKS` ticks of the
+    /// clock, the fastest of three such timings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", tsify(optional))]
     pub wasm_ms: Option<f64>,
@@ -124,6 +147,10 @@ pub struct Verification {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", tsify(optional))]
     pub ratio: Option<f64>,
+    /// The resolution of the clock both were timed with, in milliseconds, as
+    /// measured (0.1 in Chromium's pages, 1 in Firefox's; 0.005 where the
+    /// page is cross-origin isolated).
+    pub timer_resolution_ms: f64,
     /// The margin `ratio` is held to (1.1).
     pub margin: f64,
     /// The largest error found, relative to the largest expected magnitude
@@ -158,9 +185,30 @@ pub const LAYERS: usize = 6;
 /// See [`ROWS`].
 pub const PASSES: usize = 4;
 
-/// The workload in words, as `Verification::workload` gives it.
-pub fn workload_text() -> String {
-    format!("mlp {LAYERS}x{WIDTH}x{WIDTH}, batch {ROWS}, {PASSES} passes per readback")
+/// The workload in words, as `Verification::workload` gives it, with the
+/// passes each warm run made per readback (`PASSES`, or fewer: see
+/// [`warm_passes`]).
+pub fn workload_text(passes: usize) -> String {
+    let unit = if passes == 1 { "pass" } else { "passes" };
+    format!("mlp {LAYERS}x{WIDTH}x{WIDTH}, batch {ROWS}, {passes} {unit} per readback")
+}
+
+/// The passes per readback of the warm runs: `PASSES` (which spread a
+/// readback's latency over several passes), or fewer where a run of them,
+/// at the first run's time per pass (`first_run_ms`, an upper bound: it
+/// includes what the driver compiles late and a readback), would take more
+/// than half the budget left (`left_ms`): a slow adapter is then timed one
+/// pass per readback, to its readback, within the budget, rather than cut
+/// short with work left queued. At least one.
+pub fn warm_passes(first_run_ms: f64, left_ms: f64) -> usize {
+    let fitting = (left_ms / 2.0 / first_run_ms).floor();
+    if fitting >= PASSES as f64 {
+        PASSES
+    } else if fitting >= 1.0 {
+        fitting as usize
+    } else {
+        1
+    }
 }
 
 /// The inputs: the batch (`ROWS` × `WIDTH`), the weights (`LAYERS` ×
@@ -388,6 +436,47 @@ pub fn slower_than_wasm(gpu_ms: f64, wasm_ms: f64) -> bool {
     gpu_ms > wasm_ms * SPEED_MARGIN
 }
 
+/// Whether the warm runs timed so far (`per_pass_ms`, each run's time per
+/// pass, in order) decide the speed against `wasm_ms`: the last run was
+/// `DECISIVE_FACTOR` past the margin or within it by as much (a GPU's noise
+/// does not move a run that far), or a majority of `WARM_RUNS` agree. Every
+/// run that is started is waited for: a verification leaves no work queued.
+pub fn warm_runs_decided(per_pass_ms: &[f64], wasm_ms: f64) -> bool {
+    let Some(&last) = per_pass_ms.last() else { return false };
+    let threshold = wasm_ms * SPEED_MARGIN;
+    if last > threshold * DECISIVE_FACTOR || last * DECISIVE_FACTOR < threshold {
+        return true;
+    }
+    let slower = per_pass_ms.iter().filter(|&&ms| slower_than_wasm(ms, wasm_ms)).count();
+    let majority = WARM_RUNS / 2 + 1;
+    slower >= majority || per_pass_ms.len() - slower >= majority || per_pass_ms.len() >= WARM_RUNS
+}
+
+/// The warm time a verdict is given on: the median of the runs (of two, their
+/// mean: two runs are only ever taken where both agree, so their mean is on
+/// the same side of the margin).
+pub fn middle_run(per_pass_ms: &[f64]) -> Option<f64> {
+    let mut sorted = per_pass_ms.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let half = sorted.len() / 2;
+    match sorted.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(sorted[half]),
+        _ => Some((sorted[half - 1] + sorted[half]) / 2.0),
+    }
+}
+
+/// How many times to repeat the reference pass in one timing so that it
+/// spans `REFERENCE_TICKS` ticks of a clock of `resolution_ms`, given that
+/// one pass took `one_pass_ms`: at least once, and at most twice
+/// `REFERENCE_TICKS` times (a pass that took less than half a tick, or
+/// that the clock did not see, is taken as half a tick).
+pub fn reference_repeats(one_pass_ms: f64, resolution_ms: f64) -> u32 {
+    let span = REFERENCE_TICKS * resolution_ms;
+    let per_pass = one_pass_ms.max(resolution_ms / 2.0);
+    (span / per_pass).ceil().max(1.0) as u32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -462,6 +551,58 @@ mod tests {
         assert!(slower_than_wasm(1.11, 1.0));
         assert!(slower_than_wasm(168.0, 0.8));
         assert!(!slower_than_wasm(0.3, 2.0));
+    }
+
+    #[test]
+    fn warm_runs_stop_once_one_is_decisive_or_a_majority_agrees() {
+        // WebAssembly 2 ms: the threshold is 2.2 ms, decisive past 4.4 or under 1.1.
+        assert!(!warm_runs_decided(&[], 2.0));
+        assert!(warm_runs_decided(&[4.5], 2.0));
+        assert!(warm_runs_decided(&[1.0], 2.0));
+        assert!(!warm_runs_decided(&[4.4], 2.0));
+        assert!(!warm_runs_decided(&[1.2], 2.0));
+        assert!(!warm_runs_decided(&[2.3], 2.0));
+        assert!(warm_runs_decided(&[2.3, 2.4], 2.0), "two of three slower");
+        assert!(warm_runs_decided(&[2.0, 2.1], 2.0), "two of three within");
+        assert!(!warm_runs_decided(&[2.0, 2.3], 2.0), "one each: a third run");
+        assert!(warm_runs_decided(&[2.0, 2.3, 2.1], 2.0));
+        assert!(warm_runs_decided(&[2.3, 2.0, 9.0], 2.0));
+        assert_eq!(middle_run(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(middle_run(&[2.4, 2.2]), Some(2.3));
+        assert_eq!(middle_run(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(middle_run(&[5.0]), Some(5.0));
+        assert_eq!(middle_run(&[]), None);
+    }
+
+    #[test]
+    fn a_slow_first_run_makes_shorter_warm_runs_within_the_budget() {
+        assert_eq!(warm_passes(1.0, 800.0), PASSES);
+        assert_eq!(warm_passes(100.0, 800.0), 4);
+        assert_eq!(warm_passes(100.0, 799.0), 3);
+        assert_eq!(warm_passes(100.0, 400.0), 2);
+        assert_eq!(warm_passes(100.0, 200.0), 1);
+        assert_eq!(warm_passes(100.0, 10.0), 1);
+        assert_eq!(warm_passes(100.0, 0.0), 1);
+        assert_eq!(warm_passes(0.0, 0.0), 1);
+        assert_eq!(warm_passes(0.0, 10.0), PASSES);
+        assert_eq!(workload_text(4), "mlp 6x256x256, batch 8, 4 passes per readback");
+        assert_eq!(workload_text(1), "mlp 6x256x256, batch 8, 1 pass per readback");
+    }
+
+    #[test]
+    fn the_reference_is_repeated_to_span_its_ticks() {
+        // Chromium's 0.1 ms clock, a 1.5 ms pass: once is 15 ticks, twice 30.
+        assert_eq!(reference_repeats(1.5, 0.1), 2);
+        assert_eq!(reference_repeats(2.0, 0.1), 1);
+        // Firefox's 1 ms clock: a pass under half a tick is taken as half a tick.
+        assert_eq!(reference_repeats(0.0, 1.0), 40);
+        assert_eq!(reference_repeats(0.4, 1.0), 40);
+        assert_eq!(reference_repeats(0.8, 1.0), 25);
+        assert_eq!(reference_repeats(3.0, 1.0), 7);
+        assert_eq!(reference_repeats(30.0, 1.0), 1);
+        // A pass the clock could not time: bounded all the same.
+        assert_eq!(reference_repeats(f64::NAN, 0.1), 40);
+        assert_eq!(reference_repeats(f64::INFINITY, 0.1), 1);
     }
 
     #[test]

@@ -348,10 +348,21 @@ impl WebGpuVerdict {
                 "verified: right numbers ({}), {gpu} ms a pass on the GPU against {wasm} ms in WebAssembly",
                 verification.checked.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")
             ),
-            ProbeReason::SlowerThanWasm => format!(
-                "slower than WebAssembly: {gpu} ms a pass on the GPU against {wasm} ms in WebAssembly (more than {} times)",
-                verify::number(verification.margin)
-            ),
+            ProbeReason::SlowerThanWasm => {
+                match verification.gpu_ms_more_than.filter(|_| verification.gpu_ms.is_none()) {
+                    Some(bound) => format!(
+                        "slower than WebAssembly: more than {} ms a pass on the GPU (its run stopped there, at the budget) \
+                     against {wasm} ms in WebAssembly (more than {} times)",
+                        verify::number(bound),
+                        verify::number(verification.margin)
+                    ),
+                    None => format!(
+                        "slower than WebAssembly: {gpu} ms a pass on the GPU against {wasm} ms in WebAssembly (more than {} \
+                     times)",
+                        verify::number(verification.margin)
+                    ),
+                }
+            }
             _ => detail.to_string(),
         };
         Self { reason, message: format!("{adapter}: {said}"), verification }

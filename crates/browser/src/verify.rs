@@ -18,7 +18,8 @@ use wasm_bindgen_futures::JsFuture;
 use super::probe::{get, now_ms, within};
 use backend_targets::probe::verify::{
     F16_TOLERANCE, F32_TOLERANCE, LAYERS, PASSES, ROWS, SPEED_MARGIN, Verification, VerifyCache, VerifyOptions,
-    VerifyPrecision, WIDTH, Workload, compare, shader, slower_than_wasm, workload_text,
+    VerifyPrecision, WIDTH, Workload, compare, middle_run, reference_repeats, shader, slower_than_wasm, warm_passes,
+    warm_runs_decided, workload_text,
 };
 use backend_targets::probe::web::{ProbeReason, ProbeReport, WebGpuVerdict};
 use backend_targets::{FromJsonText, ToJsonText};
@@ -50,15 +51,20 @@ extern "C" {
     fn keep_verdict(cache: &str, key: &str, text: &str);
 }
 
+#[wasm_bindgen(module = "/src/probe.js")]
+extern "C" {
+    /// When the verification's budget starts (`now_ms()` time): when the
+    /// probe whose adapter was handed over answered, or now.
+    #[wasm_bindgen(js_name = verifyStart)]
+    fn verify_start() -> f64;
+}
+
 /// The faults of one verification and the guard that notes them.
 pub(super) fn guard() -> (JsValue, JsValue) {
     let faults = new_faults();
     let wrap = adapter_guard(&faults);
     (faults, wrap)
 }
-
-/// Warm runs timed on the GPU: the verdict is most of them.
-const WARM_RUNS: usize = 3;
 
 /// Why the verification stopped short of a verdict on the numbers and the
 /// speed: a reason and the sentence that says so.
@@ -87,10 +93,15 @@ pub(super) async fn verified(
         verdict.verification.elapsed_ms = 0.0;
         return report.with_verdict(verdict);
     }
-    let started = now_ms();
+    // The budget counts from the probe's answer: where another entry probed
+    // and handed its adapter over, from that answer, so that loading this
+    // module counts against the budget too.
+    let started = verify_start();
     let device: Rc<RefCell<Option<wgpu::Device>>> = Rc::default();
     let mut figures = Figures::default();
-    let outcome = within(f64::from(options.budget_ms), run(&adapter, options, faults, &device, &mut figures)).await;
+    let deadline = started + f64::from(options.budget_ms);
+    let left = (deadline - now_ms()).max(0.0);
+    let outcome = within(left, run(&adapter, options, faults, &device, &mut figures, deadline)).await;
     if let Some(device) = device.borrow_mut().take() {
         device.destroy();
     }
@@ -99,6 +110,7 @@ pub(super) async fn verified(
         Some(Err(stop)) => stop,
         None => match fault(faults) {
             Some(stop) => stop,
+            None if figures.stopped_slower(now_ms()) => (ProbeReason::SlowerThanWasm, String::new()),
             None => (
                 ProbeReason::VerifyTimeout,
                 format!("the verification did not finish within its budget of {} ms", options.budget_ms),
@@ -117,25 +129,51 @@ pub(super) async fn verified(
 #[derive(Default)]
 struct Figures {
     checked: Vec<VerifyPrecision>,
+    timer_resolution_ms: f64,
     wasm_ms: Option<f64>,
-    gpu_ms: Option<f64>,
+    /// Each finished warm run's time per pass.
+    warm_runs: Vec<f64>,
+    /// The passes per readback of the warm runs.
+    warm_passes: usize,
+    /// When the warm run in flight started, if one is.
+    warm_started: Option<f64>,
+    /// The run in flight's time per pass when the budget stopped it, where
+    /// that was already slower than WebAssembly: a lower bound.
+    gpu_ms_more_than: Option<f64>,
     max_error: Option<f64>,
     max_error_at: Option<String>,
 }
 
 impl Figures {
+    /// Whether the warm run in flight when the budget ran out (at `now`) had
+    /// already taken longer than WebAssembly would, with the margin: then the
+    /// GPU is slower, by at least that time, which is kept as a lower bound.
+    fn stopped_slower(&mut self, now: f64) -> bool {
+        let (Some(started), Some(wasm_ms)) = (self.warm_started, self.wasm_ms) else { return false };
+        let so_far = (now - started) / self.warm_passes.max(1) as f64;
+        let slower = slower_than_wasm(so_far, wasm_ms);
+        if slower {
+            self.gpu_ms_more_than = Some(so_far);
+        }
+        slower
+    }
+
     fn into_verification(self, options: &VerifyOptions, adapter_key: String, elapsed_ms: f64) -> Verification {
         let round = |ms: f64| (ms * 1000.0).round() / 1000.0;
-        let (gpu_ms, wasm_ms) = (self.gpu_ms.map(round), self.wasm_ms.map(round));
+        // A measurement, or a lower bound: never both.
+        let measured = if self.gpu_ms_more_than.is_some() { None } else { middle_run(&self.warm_runs) };
+        let (gpu_ms, wasm_ms) = (measured.map(round), self.wasm_ms.map(round));
         Verification {
-            workload: workload_text(),
+            workload: workload_text(if self.warm_passes == 0 { PASSES } else { self.warm_passes }),
             checked: self.checked,
             gpu_ms,
+            gpu_ms_more_than: self.gpu_ms_more_than.map(round),
             wasm_ms,
             ratio: match (gpu_ms, wasm_ms) {
                 (Some(gpu), Some(wasm)) if wasm > 0.0 => Some((gpu / wasm * 1000.0).round() / 1000.0),
                 _ => None,
             },
+            timer_resolution_ms: self.timer_resolution_ms,
             margin: SPEED_MARGIN,
             max_error: self.max_error.filter(|e| e.is_finite()),
             max_error_at: self.max_error_at,
@@ -174,10 +212,10 @@ struct Buffers {
     weights: wgpu::Buffer,
     biases: wgpu::Buffer,
     layers: Vec<wgpu::Buffer>,
-    /// One for each run: the first, the f16 one, each warm one. A warm run
-    /// cut short is left mapping its own (Chromium resolves such a map at
-    /// its next poll, some 100 ms on: waiting for it cost that much a run).
-    readbacks: Vec<wgpu::Buffer>,
+    /// Where every run's output is read back: each run is waited for, and
+    /// unmapped, before the next (a fresh buffer's first map is slower, which
+    /// a warm run would otherwise be timed with).
+    readback: wgpu::Buffer,
 }
 
 fn bytes(values: &[f32]) -> Vec<u8> {
@@ -223,16 +261,12 @@ impl Buffers {
             weights: storage(&workload.weights, false),
             biases: storage(&workload.biases, false),
             layers,
-            readbacks: (0..2 + WARM_RUNS)
-                .map(|_| {
-                    device.create_buffer(&wgpu::BufferDescriptor {
-                        label: None,
-                        size: OUTPUT_BYTES,
-                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
-                    })
-                })
-                .collect(),
+            readback: device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: OUTPUT_BYTES,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
         }
     }
 
@@ -343,10 +377,9 @@ async fn compute(
     path: &Path,
     buffers: &Buffers,
     passes: usize,
-    run: usize,
     faults: &JsValue,
 ) -> Result<Vec<f32>, Stop> {
-    let readback = &buffers.readbacks[run];
+    let readback = &buffers.readback;
     let commands = commands(device, &path.pipeline, &path.groups, buffers, passes, readback);
     check(faults)?;
     queue.submit([commands]);
@@ -388,29 +421,64 @@ impl Drop for Scopes {
     }
 }
 
+/// The resolution of the clock (`now_ms`), in milliseconds: the smallest
+/// step seen between two readings, over three steps; 1 where it never moves.
+fn timer_resolution() -> f64 {
+    let mut smallest = f64::INFINITY;
+    for _ in 0..3 {
+        let first = now_ms();
+        let mut next = first;
+        // A clock that never moves (a stand-in's) is not waited for forever.
+        for _ in 0..1_000_000 {
+            next = now_ms();
+            if next != first {
+                break;
+            }
+        }
+        if next > first {
+            smallest = smallest.min(next - first);
+        }
+    }
+    if smallest.is_finite() { (smallest * 1000.0).round().max(1.0) / 1000.0 } else { 1.0 }
+}
+
+/// The WebAssembly reference's time for one pass, in milliseconds, on a
+/// clock of `resolution` ms, and its output: the pass repeated until a
+/// timing spans `REFERENCE_TICKS` ticks, the fastest of three timings (a
+/// computation on the CPU is only ever slowed by what else runs; the first
+/// pass also warms the module's memory).
+fn reference(workload: &Workload, resolution: f64) -> (f64, Vec<f32>) {
+    let start = now_ms();
+    let mut expected = std::hint::black_box(workload.forward(VerifyPrecision::F32));
+    let repeats = reference_repeats(now_ms() - start, resolution);
+    let mut fastest = f64::INFINITY;
+    for _ in 0..3 {
+        let start = now_ms();
+        for _ in 0..repeats {
+            expected = std::hint::black_box(workload.forward(VerifyPrecision::F32));
+        }
+        fastest = fastest.min((now_ms() - start) / f64::from(repeats));
+    }
+    // No figure below what the clock can tell apart.
+    (fastest.max(resolution / f64::from(repeats)), expected)
+}
+
 /// The verification itself: the reference in WebAssembly (timed), a device,
-/// both paths, a first run checked for its numbers, then a warm run timed
-/// against the reference. Figures are filled as they are found.
+/// both paths, a first run checked for its numbers, then warm runs timed
+/// against the reference, each waited for to its readback. Figures are
+/// filled as they are found.
 async fn run(
     adapter: &wgpu::Adapter,
     options: &VerifyOptions,
     faults: &JsValue,
     device_slot: &Rc<RefCell<Option<wgpu::Device>>>,
     figures: &mut Figures,
+    deadline: f64,
 ) -> Result<(), Stop> {
     let workload = Workload::new();
-    // The reference, three times: the fastest is the time (a computation on
-    // the CPU is only ever slowed by what else runs; the first also warms the
-    // module's memory).
-    let mut wasm_ms = f64::INFINITY;
-    let mut expected = Vec::new();
-    for _ in 0..3 {
-        let start = now_ms();
-        expected = std::hint::black_box(workload.forward(VerifyPrecision::F32));
-        wasm_ms = wasm_ms.min(now_ms() - start);
-    }
-    // A timer's resolution (100 µs in a page) bounds what is measured.
-    figures.wasm_ms = Some(wasm_ms.max(0.1));
+    figures.timer_resolution_ms = timer_resolution();
+    let (wasm_ms, expected) = reference(&workload, figures.timer_resolution_ms);
+    figures.wasm_ms = Some(wasm_ms);
     let half = options.precision == VerifyPrecision::F16 && adapter.features().contains(wgpu::Features::SHADER_F16);
     let required_features = if half { wgpu::Features::SHADER_F16 } else { wgpu::Features::empty() };
     let requested = adapter.request_device(&wgpu::DeviceDescriptor {
@@ -433,9 +501,11 @@ async fn run(
     let single = path(&device, &buffers, VerifyPrecision::F32, faults)?;
     let half_path = if half { Some(path(&device, &buffers, VerifyPrecision::F16, faults)?) } else { None };
     // The first run: the numbers (and whatever the driver compiles late).
-    let answered = compute(&device, &queue, &single, &buffers, 1, 0, faults).await?;
+    let first_started = now_ms();
+    let answered = compute(&device, &queue, &single, &buffers, 1, faults).await?;
+    let first_run_ms = now_ms() - first_started;
     let half_answer = match &half_path {
-        Some(path) => Some(compute(&device, &queue, path, &buffers, 1, 1, faults).await?),
+        Some(path) => Some(compute(&device, &queue, path, &buffers, 1, faults).await?),
         None => None,
     };
     if let Some(error) = scopes.first_error().await {
@@ -458,36 +528,27 @@ async fn run(
             return Err((ProbeReason::WrongResults, format!("wrong results (f16): {}", found_half.why)));
         }
     }
-    // The warm runs, timed: `PASSES` passes per readback each, until most of
-    // `WARM_RUNS` agree (a GPU shares its machine with everything else; one
-    // run is one sample of its noise). A run that has taken longer than
-    // WebAssembly would, with the margin, is slower whenever it finishes:
-    // it is cut there. (setTimeout truncates a fraction of a millisecond,
-    // and may fire that early: the cut comes a whole millisecond later.)
-    let slower_after = figures.wasm_ms.unwrap_or(wasm_ms) * PASSES as f64 * SPEED_MARGIN;
-    let mut totals = Vec::new();
-    let mut slow = 0;
-    while totals.len() < WARM_RUNS && slow * 2 <= WARM_RUNS && (totals.len() - slow) * 2 <= WARM_RUNS {
+    // The warm runs, timed: `passes` passes per readback each (`PASSES`, or
+    // fewer where the first run says that many would not fit the budget),
+    // each waited for to its readback (so that the figure is a measurement, and no work
+    // is left queued when `detect()` answers), until one run decides alone
+    // or most of `WARM_RUNS` agree (a GPU shares its machine with everything
+    // else; one run near the margin is one sample of its noise).
+    let passes = warm_passes(first_run_ms, deadline - now_ms());
+    figures.warm_passes = passes;
+    while !warm_runs_decided(&figures.warm_runs, wasm_ms) {
         let start = now_ms();
-        let run = 2 + totals.len();
-        let cut =
-            within(slower_after.ceil() + 1.0, compute(&device, &queue, &single, &buffers, PASSES, run, faults)).await;
-        let total = now_ms() - start;
-        slow += usize::from(total > slower_after);
-        totals.push(total);
-        // A run cut short is slower, and left unchecked on its own buffer.
-        let Some(answered) = cut else { continue };
-        let answered = answered?;
+        figures.warm_started = Some(start);
+        let answered = compute(&device, &queue, &single, &buffers, passes, faults).await?;
+        figures.warm_runs.push((now_ms() - start) / passes as f64);
+        figures.warm_started = None;
         let found = compare(&expected, &answered, F32_TOLERANCE);
         if !found.within {
             return Err((ProbeReason::WrongResults, format!("wrong results (f32) on a warm run: {}", found.why)));
         }
     }
-    // The middle run's time (the slower of two that agree).
-    totals.sort_by(f64::total_cmp);
-    let gpu_ms = totals[totals.len() / 2] / PASSES as f64;
-    figures.gpu_ms = Some(gpu_ms);
-    if slower_than_wasm(gpu_ms, figures.wasm_ms.unwrap_or(wasm_ms)) {
+    let gpu_ms = middle_run(&figures.warm_runs).unwrap_or(f64::INFINITY);
+    if slower_than_wasm(gpu_ms, wasm_ms) {
         return Err((ProbeReason::SlowerThanWasm, String::new()));
     }
     Ok(())
