@@ -122,9 +122,10 @@ function unavailable(reason, message, apiPresent, timeoutMs, started, nested) {
  *  order); undefined where the module answers (an adapter, a request that
  *  failed, options this file does not judge). The request is the one waiting
  *  (the first call takes the request made at evaluation) or one made now, which
- *  the module's probe then takes. */
-async function withoutModule(options, nested) {
-  const started = now();
+ *  the module's probe then takes; where it answered with an adapter, it is
+ *  in `asked.request` (for the verification's module, which takes it too).
+ *  `timeoutMs` counts from `started`. */
+async function withoutModule(options, nested, started, asked = {}) {
   if (!inBrowser() || globalThis.navigator == null) return undefined;
   const gpu = gpuOf();
   const timeout = plainTimeout(options);
@@ -144,7 +145,10 @@ async function withoutModule(options, nested) {
     forgetEarly(request);
     return answer('timeout', `no answer from requestAdapter() within ${timeout} ms`, true);
   }
-  if (!outcome) return undefined;
+  if (!outcome) {
+    asked.request = request;
+    return undefined;
+  }
   forgetEarly(request);
   return answer('no-adapter', 'requestAdapter() answered null: no suitable adapter', true);
 }
@@ -155,21 +159,32 @@ const verification = () => (verifier ??= import('./verified.js'));
 
 /** Probes WebGPU, then answers the `wasm` target resolved by the probe: the
  *  full package's `detect`. */
-export async function detect(options) {
-  const fixed = await withoutModule(options, true);
-  if (fixed !== undefined) return fixed;
-  if (verifying(options, true)) return (await verification()).detect(options);
-  await initDetect();
-  return settle(detectNow, options).catch((error) => Promise.reject(adopt(error)));
+export function detect(options) {
+  return answer(options, 'detect');
 }
 
 /** Probes WebGPU afresh: the full package's `probe`. */
-export async function probe(options) {
-  const fixed = await withoutModule(options, false);
+export function probe(options) {
+  return answer(options, 'probe');
+}
+
+/** `detect` (`which`: `'detect'`) or `probe`: without the module where it
+ *  can; with `verify`, by the verification's module, handed the adapter
+ *  request already answered here and the call's start (one request, one
+ *  time bound). */
+async function answer(options, which) {
+  const began = now();
+  const asked = {};
+  const fixed = await withoutModule(options, which === 'detect', began, asked);
   if (fixed !== undefined) return fixed;
-  if (verifying(options, true)) return (await verification()).probe(options);
+  if (verifying(options, true)) {
+    const verifier = await verification();
+    if (asked.request === undefined) return verifier[which](options);
+    forgetEarly(asked.request);
+    return verifier.afterProbe(which, options, { adapter: asked.request, began, probedAt: now() });
+  }
   await initDetect();
-  return settle(probeNow, options).catch((error) => Promise.reject(adopt(error)));
+  return settle(which === 'detect' ? detectNow : probeNow, options, began).catch((error) => Promise.reject(adopt(error)));
 }
 
 /** Forgets every verdict `detect({ verify })` kept: the full package's. */

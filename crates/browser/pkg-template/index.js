@@ -12,7 +12,7 @@ import init, * as glue from './backend_targets.js';
 // The JS halves: scripts/build.sh points these at wasm-bindgen's copies
 // (snippets/backend-targets-browser-<hash>/src/*.js, from crates/browser/src/),
 // the very modules the glue uses.
-import { requestEarly, settle } from './probe.js';
+import { lastRequest, now, requestEarly, settle } from './probe.js';
 import { takeOutOfMemory } from './boundary.js';
 import { cachedVerdict, verdictKey, warmVerdicts } from './verify.js';
 import {
@@ -96,12 +96,12 @@ let verifier;
 const verification = () => (verifier ??= import('./verified.js'));
 
 const PRECISIONS = ['f32', 'f16'];
-const CACHES = ['persistent', 'session'];
+const CACHES = ['persistent', 'session', 'none'];
 
 /** `verify`'s cache and precision when `options` (already known to ask for a
- *  verification) are plainly valid and allow a kept verdict; undefined
- *  otherwise (the verification module then reads them, and says what is wrong). */
-function keptVerdictOptions(options) {
+ *  verification) are plainly valid; undefined otherwise (the verification
+ *  module then reads them, and says what is wrong). */
+function verifyOptions(options) {
   const value = typeof options === 'string' ? JSON.parse(options) : options;
   const { verify } = value;
   if (verify === true) return { value, cache: 'persistent', precision: 'f32' };
@@ -117,68 +117,104 @@ function keptVerdictOptions(options) {
 /** The `wasm` preset's target as JSON text, once. */
 let wasmTarget;
 
-/** A kept verdict answered by this module, without the verification's:
- *  the probe without `verify`, then the verdict kept for its adapter applied
- *  as the verification module applies it (reason, message, its figures with
- *  `cached: true` and `elapsedMs: 0`), the report and resolution written by
- *  this module's `resolve`, so in the core's order and form. Undefined when
- *  no verdict is kept (or anything is unusual): the verification module
- *  answers then. tests/js/verify-browser.test.mjs holds the two answers equal. */
-async function keptVerdict(options, answer) {
-  let kept;
+/** The answer (`'probe'`: the report; `'detect'`: the `wasm` target resolved
+ *  by it) to the report `report`, written by this module's `resolve`, so in
+ *  the core's order and form. */
+function answerOf(report, answer) {
+  // As JSON text, both: the engine's own JSON.stringify, not the boundary's
+  // checks over every value of a report this module wrote.
+  wasmTarget ??= JSON.stringify(glue.wasmPreset());
+  const resolution = glue.resolve(wasmTarget, JSON.stringify(report));
+  return answer === 'probe' ? resolution.probe : resolution;
+}
+
+/** A call with `verify`, answered with one adapter request within
+ *  `timeoutMs` + `budgetMs`: this module probes (without `verify`); where
+ *  that decides (no API, no adapter, a refused software adapter, a
+ *  timeout), its answer is the verification's, and no verification module
+ *  is fetched; where a verdict is kept for the adapter, it is applied as the
+ *  verification module applies it (reason, message, its figures with
+ *  `cached: true` and `elapsedMs: 0`); else the verification module answers,
+ *  taking this probe's adapter request and time. Options this file does not
+ *  judge go to the verification module as they are, which says what is
+ *  wrong. tests/js/verify-browser.test.mjs holds the answers equal. */
+async function verifyingCall(options, answer) {
+  const began = now();
+  let read;
   try {
-    kept = keptVerdictOptions(options);
+    read = verifyOptions(options);
   } catch {
-    return undefined;
+    read = undefined;
   }
-  if (kept === undefined) return undefined;
-  const started = performance.now();
-  const { verify, ...plain } = kept.value;
-  const report = await settle(glue.probe, plain);
-  if (!report.available || report.adapter === undefined) return undefined;
-  const key = verdictKey(report.adapter, kept.precision);
-  const text = await cachedVerdict(kept.cache, key);
+  if (read === undefined) return (await verification())[answer](options);
+  const { verify, ...plain } = read.value;
+  const report = await settle(glue.probe, plain, began);
+  const probedAt = now();
+  const adapter = lastRequest();
+  if (!report.available || report.adapter === undefined) return answerOf(report, answer);
+  if (read.cache !== 'none') {
+    const kept = await keptVerdict(report, read, began);
+    if (kept !== undefined) return answerOf(kept, answer);
+  }
+  // An adapter that was asked for a device (`verifyDevice`) gives no other:
+  // the verification module asks for its own.
+  const handoff = { adapter: plain.verifyDevice ? undefined : adapter, began, probedAt };
+  return (await verification()).afterProbe(answer, options, handoff);
+}
+
+/** The report `report` (a probe's, with an adapter) with the verdict kept
+ *  for its adapter applied, or undefined where none is kept (or anything is
+ *  unusual: the verification module answers then). */
+async function keptVerdict(report, { cache, precision }, began) {
+  const key = verdictKey(report.adapter, precision);
+  const text = await cachedVerdict(cache, key);
   if (text === undefined) return undefined;
   try {
     const verdict = JSON.parse(text);
     if (verdict?.verification?.adapterKey !== key) return undefined;
-    const verified = {
+    return {
       ...report,
       available: verdict.reason === 'verified',
       reason: verdict.reason,
       message: verdict.message,
       verification: { ...verdict.verification, cached: true, elapsedMs: 0 },
-      elapsedMs: Math.round((performance.now() - started) * 1000) / 1000,
+      elapsedMs: Math.round((now() - began) * 1000) / 1000,
     };
-    // As JSON text, both: the engine's own JSON.stringify, not the boundary's
-    // checks over every value of a report this module wrote.
-    wasmTarget ??= JSON.stringify(glue.wasmPreset());
-    const resolution = glue.resolve(wasmTarget, JSON.stringify(verified));
-    return answer === 'probe' ? resolution.probe : resolution;
   } catch {
     return undefined; // a kept text this module does not read: verified afresh
   }
 }
 
-/** A call with `verify`: a kept verdict here, else the verification module's answer. */
-async function verifyingCall(options, answer) {
-  const kept = await keptVerdict(options, answer);
-  if (kept !== undefined) return kept;
-  const entry = await verification();
-  return entry[answer](options);
+/** One verification at a time for the same call: concurrent calls with the
+ *  same options share its answer (each gets its own copy). */
+const inFlight = new Map();
+
+function sharedVerifyingCall(options, answer) {
+  let key;
+  try {
+    key = `${answer} ${typeof options === 'string' ? options : JSON.stringify(options)}`;
+  } catch {
+    return verifyingCall(options, answer);
+  }
+  let call = inFlight.get(key);
+  if (call === undefined) {
+    call = verifyingCall(options, answer).finally(() => inFlight.delete(key));
+    inFlight.set(key, call);
+  }
+  return call.then((value) => structuredClone(value));
 }
 
 /** Probes WebGPU afresh (see the module's `probe`). */
 export function probe(options) {
   if (!instantiated) return Promise.reject(notInitialised());
-  if (verifying(options)) return verifyingCall(options, 'probe').catch((error) => Promise.reject(adopt(error)));
+  if (verifying(options)) return sharedVerifyingCall(options, 'probe').catch((error) => Promise.reject(adopt(error)));
   return settle(glue.probe, options).catch((error) => Promise.reject(adopt(error)));
 }
 
 /** `probe(options)`, then the `wasm` target resolved by it. */
 export function detect(options) {
   if (!instantiated) return Promise.reject(notInitialised());
-  if (verifying(options)) return verifyingCall(options, 'detect').catch((error) => Promise.reject(adopt(error)));
+  if (verifying(options)) return sharedVerifyingCall(options, 'detect').catch((error) => Promise.reject(adopt(error)));
   return settle(glue.detect, options).catch((error) => Promise.reject(adopt(error)));
 }
 

@@ -8,7 +8,7 @@
 // wasm-bindgen's glue and the JS halves.
 import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
 // scripts/build.sh points these at wasm-bindgen's copies, as for index.js.
-import { requestEarly, settle } from './probe.js';
+import { endHandOver, handOver, now, requestEarly, settle } from './probe.js';
 import { clearVerdicts } from './verify.js';
 import { adopt, compileEarly, instantiateOnce } from './early.js';
 
@@ -17,7 +17,13 @@ export { BackendTargetsError, executionProviders, isBackendTargetsError, transfo
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./verified_bg.wasm', import.meta.url);
 
-requestEarly();
+// The early adapter request, a task later: where another entry loaded this
+// one to hand it an adapter request already answered (`afterProbe`, called
+// before any timer runs), none is made.
+let handing = false;
+setTimeout(() => {
+  if (!handing) requestEarly();
+}, 0);
 let early = compileEarly(url);
 
 const instance = instantiateOnce(init, url, ['probe', 'detect'], () => {
@@ -32,16 +38,34 @@ export default function initVerified(moduleOrPath) {
 }
 
 /** Probes WebGPU and, with `verify`, verifies the adapter; then answers the
- *  `wasm` target resolved by the report. */
+ *  `wasm` target resolved by the report. `timeoutMs` counts from the call,
+ *  the module's instantiation included. */
 export async function detect(options) {
+  const began = now();
   await initVerified();
-  return settle(detectNow, options).catch((error) => Promise.reject(adopt(error)));
+  return settle(detectNow, options, began).catch((error) => Promise.reject(adopt(error)));
 }
 
 /** Probes WebGPU afresh and, with `verify`, verifies the adapter. */
 export async function probe(options) {
+  const began = now();
   await initVerified();
-  return settle(probeNow, options).catch((error) => Promise.reject(adopt(error)));
+  return settle(probeNow, options, began).catch((error) => Promise.reject(adopt(error)));
+}
+
+/** What the other entries call once their own probe found an adapter
+ *  (`answer`: `'probe'` or `'detect'`): this module's answer to `options`,
+ *  its probe taking that entry's adapter request (`handoff.adapter`, a
+ *  promise already answered; none to ask anew), its `timeoutMs` counted
+ *  from `handoff.began` and the verification's budget from
+ *  `handoff.probedAt` (`now()` times): one adapter request, and one time
+ *  bound, for the caller's one call. Not part of the package's API. */
+export async function afterProbe(answer, options, handoff) {
+  handing = true;
+  await initVerified();
+  handOver(handoff.adapter, handoff.probedAt);
+  const start = answer === 'probe' ? probeNow : detectNow;
+  return settle(start, options, handoff.began).finally(endHandOver).catch((error) => Promise.reject(adopt(error)));
 }
 
 /** Forgets every kept verdict (this page's memory, localStorage, IndexedDB). */

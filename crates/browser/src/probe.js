@@ -216,6 +216,41 @@ export function forgetEarly(answer) {
   if (early?.answer === answer) early = undefined;
 }
 
+// An adapter request another entry of the package already made, and whose
+// answer it read (`handOver`): the next probe of this module takes it as its
+// own request, whatever its options (the other entry asked with the same),
+// so that one `detect({ verify })` asks for an adapter once. With it, when
+// that probe answered: the verification's budget counts from there.
+let handed;
+
+/** Hands this module's next probe an adapter request already answered
+ *  (`answer`, a promise) by another entry's probe, which answered at
+ *  `probedAt` (`now()` time); `answer` undefined hands over the time alone.
+ *  Undone by `endHandOver`. */
+export function handOver(answer, probedAt) {
+  handed = { gpu: read(read(globalThis, 'navigator'), 'gpu'), answer, probedAt };
+}
+
+/** Forgets what `handOver` handed, taken or not. */
+export function endHandOver() {
+  handed = undefined;
+}
+
+/** When the verification's budget starts: when the probe that handed its
+ *  adapter over answered, or now. */
+export function verifyStart() {
+  return handed?.probedAt ?? now();
+}
+
+// The promise the last captured request answered (`lastRequest`).
+let lastAnswer;
+
+/** The promise of the last adapter request a probe of this module made (or
+ *  took), for the entry to hand over to the verification's module. */
+export function lastRequest() {
+  return lastAnswer;
+}
+
 const isDefault = (options) =>
   options == null || (options.powerPreference === undefined && !options.forceFallbackAdapter);
 
@@ -230,22 +265,26 @@ export function captureRequest(gpu, wrap) {
   const capture = { original, own: Object.hasOwn(gpu, 'requestAdapter'), called: false, threw: false, answer: undefined };
   // What wgpu is handed: the answer, or `wrap(answer)` (a verification's
   // guarded adapter, src/verify.js); the probe reads the answer itself.
-  const handed = () => (typeof wrap === 'function' ? wrap(capture.answer) : capture.answer);
+  const wgpuGets = () => (typeof wrap === 'function' ? wrap(capture.answer) : capture.answer);
   gpu.requestAdapter = function requestAdapter(options) {
     capture.called = true;
-    if (early?.gpu === gpu && isDefault(options)) {
+    if (handed?.answer !== undefined && handed.gpu === gpu) {
+      capture.answer = handed.answer;
+      handed.answer = undefined;
+    } else if (early?.gpu === gpu && isDefault(options)) {
       capture.answer = early.answer;
       early = undefined;
-      return handed();
+    } else {
+      try {
+        capture.answer = Promise.resolve(original.call(gpu, options));
+      } catch (error) {
+        capture.threw = true;
+        capture.answer = error;
+        return Promise.reject(error);
+      }
     }
-    try {
-      capture.answer = Promise.resolve(original.call(gpu, options));
-    } catch (error) {
-      capture.threw = true;
-      capture.answer = error;
-      return Promise.reject(error);
-    }
-    return handed();
+    lastAnswer = capture.answer;
+    return wgpuGets();
   };
   return capture;
 }
@@ -314,14 +353,15 @@ export function probeStart() {
 }
 
 /** Calls `start(options)` (the module's `probe` or `detect`) and settles with
- *  its answer. When the module's instance ends while the probe waits (a panic
- *  or a failed allocation in any call: wasm-bindgen's glue swaps in a fresh
- *  instance, and the old one's callbacks never run), the probe is started
- *  again in the fresh one, its time counted from its first start, so that
- *  it still answers within `timeoutMs`. After three such ends it rejects. */
-export function settle(start, options) {
+ *  its answer, its `timeoutMs` counted from `began` (when the caller's call
+ *  was made: now, unless given). When the module's instance ends while the
+ *  probe waits (a panic or a failed allocation in any call: wasm-bindgen's
+ *  glue swaps in a fresh instance, and the old one's callbacks never run),
+ *  the probe is started again in the fresh one, its time counted from the
+ *  same start, so that it still answers within `timeoutMs`. After three such
+ *  ends it rejects. */
+export function settle(start, options, began = now()) {
   return new Promise((resolve, reject) => {
-    const began = now();
     let done = false;
     let starts = 0;
     const finish = (settleWith) => (value) => {
