@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { inPages as pagesAt, launchChromium } from './chromium.mjs';
 import { ROOT } from './common.mjs';
 import { serve } from './static-server.mjs';
+import { uncutAndAfter } from './verify-yardstick.mjs';
 
 // What a verification may take beyond its budget: timers, the module's own work.
 const SLACK_MS = 500;
@@ -444,4 +445,79 @@ test('detect() without verify answers as before and fetches no verification; wit
   assert.deepEqual(out.verified, [false, false, false]);
   assert.equal(out.notVerifying, 'adapter-available');
   assert.deepEqual(out.refused, { code: 'invalid-value', path: 'verify.budgetMs', name: 'BackendTargetsError' });
+});
+
+test('honest figures: gpuMs is a measurement (within 2× of the workload timed uncut), and no work is left queued', async () => {
+  const out = await inPage(null, uncutAndAfter, { options: NO_CACHE }, 60_000);
+  assert.ok(!out.hung && !out.threw, JSON.stringify(out));
+  const v = out.verification;
+  console.log(`SwiftShader: gpuMs ${v.gpuMs} (uncut yardstick ${out.uncutMs.toFixed(2)} ms a pass, ${out.passes} a readback), wasmMs ${v.wasmMs} `
+    + `on a ${v.timerResolutionMs} ms clock, ${out.reason}; a plain detect() ${out.plainBefore.toFixed(1)} ms before the `
+    + `verification, ${out.plainAfter.toFixed(1)} ms after`);
+  assert.ok(v.gpuMs > 0 && v.gpuMsMoreThan === undefined, JSON.stringify(v));
+  // Within a factor of two of the uncut runs (of their range: SwiftShader's
+  // runs on 2 cores differ by up to 1.5× from one to the next).
+  const [fastest, slowest] = out.uncutRange;
+  assert.ok(v.gpuMs >= fastest / 2 && v.gpuMs <= slowest * 2, `gpuMs ${v.gpuMs} against ${out.uncutRange} uncut`);
+  assert.ok(v.timerResolutionMs > 0 && v.timerResolutionMs <= 1, JSON.stringify(v));
+  assert.match(out.message, new RegExp(` ${v.gpuMs} ms a pass on the GPU against ${v.wasmMs} ms in WebAssembly`));
+  // A plain detect() right after a verification is not slowed by its work
+  // (a verification that left runs queued made it 295-750 ms here).
+  assert.ok(out.plainAfter < Math.max(150, 3 * out.plainBefore), `${out.plainAfter} ms after, ${out.plainBefore} ms before`);
+});
+
+test('the time bound: every entry answers a hung adapter request within timeoutMs + budgetMs, with one request a call', async () => {
+  const hung = () => {
+    globalThis.__requests = 0;
+    GPU.prototype.requestAdapter = function requestAdapter() {
+      globalThis.__requests += 1;
+      return new Promise(() => {});
+    };
+  };
+  const body = async (arg) => {
+    const m = await import(arg.entry);
+    await m.default();
+    const requestsBefore = globalThis.__requests;
+    const started = performance.now();
+    const resolution = await m.detect({ timeoutMs: 500, verify: { budgetMs: 100 } });
+    return { reason: resolution.probe.reason, elapsed: performance.now() - started,
+      requests: globalThis.__requests - requestsBefore };
+  };
+  for (const entry of ['/pkg/index.js', '/pkg/detect.js', '/pkg/verified.js']) {
+    const out = await inPage(hung, body, { entry });
+    assert.equal(out.reason, 'timeout', `${entry}: ${JSON.stringify(out)}`);
+    assert.ok(out.elapsed <= 500 + 100 + 300, `${entry}: ${out.elapsed} ms for timeoutMs 500 and budgetMs 100`);
+    assert.ok(out.requests <= 1, `${entry}: ${out.requests} adapter requests`);
+  }
+  // With an adapter, the full entry's call asks for it once (its probe's
+  // request, handed to the verification's module), and a map that never
+  // settles is answered at the budget, counted from the probe's answer.
+  const counting = () => {
+    globalThis.__requests = 0;
+    const request = GPU.prototype.requestAdapter;
+    GPU.prototype.requestAdapter = function requestAdapter(options) {
+      globalThis.__requests += 1;
+      return request.call(this, options);
+    };
+  };
+  const once = async () => {
+    const m = await import('/pkg/index.js');
+    await m.default();
+    const requestsBefore = globalThis.__requests;
+    await m.detect({ allowFallbackAdapter: true });
+    const plain = globalThis.__requests - requestsBefore;
+    const verified = await m.detect({ allowFallbackAdapter: true, verify: { cache: 'none' } });
+    return { plain, verifying: globalThis.__requests - requestsBefore - plain, reason: verified.probe.reason };
+  };
+  const out = await inPage(counting, once);
+  assert.ok(['verified', 'slower-than-wasm'].includes(out.reason), JSON.stringify(out));
+  assert.equal(out.verifying, 1, `one adapter request for detect({ verify }): ${JSON.stringify(out)}`);
+  const never = () => {
+    GPUBuffer.prototype.mapAsync = function mapAsync() {
+      return new Promise(() => {});
+    };
+  };
+  const stuck = await inPage(never, verifyInPage, { options: { allowFallbackAdapter: true, verify: { cache: 'none', budgetMs: 1000 } } });
+  assert.equal(stuck.reason, 'verify-timeout', JSON.stringify(stuck));
+  assert.ok(stuck.elapsed <= 1000 + SLACK_MS, `a map that never settles answered after ${stuck.elapsed} ms (budget 1000)`);
 });
