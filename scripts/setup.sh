@@ -77,6 +77,18 @@ if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
 else
   packages+=(chromium chromium-driver)
 fi
+# Firefox's WebGPU runs on Mesa's lavapipe (Vulkan on the CPU): without
+# mesa-vulkan-drivers its requestAdapter() answers null.
+if command -v firefox-esr >/dev/null; then
+  echo "firefox-esr present: $(firefox-esr --version 2>/dev/null || true)"
+else
+  packages+=(firefox-esr)
+fi
+if ls /usr/share/vulkan/icd.d/lvp_icd.*.json >/dev/null 2>&1; then
+  echo "mesa-vulkan-drivers present"
+else
+  packages+=(mesa-vulkan-drivers)
+fi
 if command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; then
   echo "nginx present"
 else
