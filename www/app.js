@@ -1,7 +1,7 @@
 // The demo page's wiring: loads the package, renders the presets, runs the
-// live probe in the page and in a module worker, draws the decision an
-// inference app makes (the recipes' call) as a flow, and hands the
-// resolution to the planner panel. Plain ES modules, no build step; the page runs under a
+// live probe in the page, draws the decision an inference app makes (the
+// recipes' call) as a flow, makes that decision again in a module worker,
+// and hands the resolution to the planner panel. Plain ES modules, no build step; the page runs under a
 // strict Content-Security-Policy (see dom.js). The panels live in views.js
 // (presets, probe, worker, declared → effective) and planner.js.
 import { $, chip, code, h, jsonLines } from './dom.js';
@@ -23,27 +23,36 @@ async function loadPackage() {
   return api;
 }
 
-const state = { resolution: null, worker: {} };
+// The recipes' options: a software adapter refused, a real one verified (its
+// verdict kept, as by default). The page and the worker both decide with them.
+const DECISION = { allowFallbackAdapter: false, verify: true };
 
+const state = { resolution: null, decision: undefined, worker: {} };
+
+/** The plain probe (`detect()`, default options: a software adapter counts),
+ *  its badge told by the decision when there is one. */
 async function probeAndRender(api) {
   const resolution = await api.detect();
   state.resolution = resolution;
-  renderProbe(resolution);
+  state.decision = undefined;
+  renderProbe(resolution, state.decision, api);
   renderDiff(resolution, api);
-  renderWorker(state.worker, resolution);
   $('resolution').replaceChildren(...jsonLines(resolution));
   return resolution;
 }
 
-/** The decision an inference app makes, as the recipes make it (a software
- *  adapter refused, a real one verified; its verdict kept, as by default),
- *  first on the page and in the status line. */
+/** The decision an inference app makes, as the recipes make it, first on the
+ *  page and in the status line; then the probe's badge and the worker's line,
+ *  which are set against it. */
 async function decideAndRender(api) {
-  const decision = await api.detect({ allowFallbackAdapter: false, verify: true });
+  const decision = await api.detect(DECISION);
+  state.decision = decision;
   renderDecision(decision, api);
   const [provider] = api.executionProviders(decision);
   $('status').replaceChildren('Use ', chip(provider, provider === 'webgpu' ? 'kept' : 'dropped'), ' — ',
     code(decision.probe.reason), ': ', decision.probe.message);
+  renderProbe(state.resolution, decision, api);
+  renderWorker(state.worker, decision, api);
   return decision;
 }
 
@@ -60,15 +69,19 @@ async function verifyAndRender(api) {
   renderVerification(resolution);
 }
 
-function startWorker() {
+/** The page's decision made again in a module worker, with the same options:
+ *  its line says whether the two agree. Started once the page has decided,
+ *  so that the two verifications (each has its own cache) do not time the
+ *  adapter at once. */
+function startWorker(api) {
   return new Promise((resolve) => {
     const done = (patch) => {
       Object.assign(state.worker, patch);
-      renderWorker(state.worker, state.resolution);
+      renderWorker(state.worker, state.decision, api);
       document.body.dataset.workerReady = patch.error ? 'error' : 'true';
       resolve();
     };
-    renderWorker(state.worker, state.resolution);
+    renderWorker(state.worker, state.decision, api);
     const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
     worker.addEventListener('message', ({ data }) => {
       worker.terminate();
@@ -78,7 +91,7 @@ function startWorker() {
       worker.terminate();
       done({ error: event.message || 'the worker script could not run' });
     });
-    worker.postMessage({ options: {} });
+    worker.postMessage({ options: DECISION });
   });
 }
 
@@ -86,10 +99,12 @@ async function main() {
   const api = await loadPackage();
   renderPresets(api);
   setupPlanner(api, () => state.resolution);
-  const workerDone = startWorker();
   await probeAndRender(api);
   await decideAndRender(api);
+  const workerDone = startWorker(api);
   runPlanner();
+  // The verification panel times the adapter afresh: after the worker's.
+  await workerDone;
   await verifyAndRender(api);
 
   $('reprobe').addEventListener('click', async (event) => {
@@ -113,7 +128,6 @@ async function main() {
   $('reverify').disabled = false;
   $('plan-button').disabled = false;
   $('reprobe').disabled = false;
-  await workerDone;
   document.body.dataset.ready = 'true';
 }
 

@@ -1,15 +1,9 @@
 // The demo's read-only panels: the decision an inference app makes, drawn
-// as a flow, the presets table, the live probe's report, the worker's answer
-// set against the page's, and the declared → effective diff of the `wasm`
+// as a flow, the presets table, the live probe's report (its badge told by
+// that decision), the worker's decision set against the page's, the
+// verification's figures, and the declared → effective diff of the `wasm`
 // target. Each render function replaces its panel's content.
 import { $, chip, chips, code, formatMs, formatNumber, h, jsonInline, jsonLines, table } from './dom.js';
-
-/** A resolution without its timing, for comparing two probes. */
-export function withoutTiming(resolution) {
-  const copy = structuredClone(resolution);
-  delete copy.probe.elapsedMs;
-  return copy;
-}
 
 // ---------------------------------------------------------------- presets
 
@@ -32,7 +26,64 @@ export function renderPresets({ presets, declaredAvailability }) {
 
 // ---------------------------------------------------------------- probe
 
-export function renderProbe(resolution) {
+// Why a decision dropped an adapter the plain probe found, by its reason.
+const DROPPED_BECAUSE = {
+  'wrong-results': 'its numbers were wrong',
+  'slower-than-wasm': 'it computed right, but slower than WebAssembly',
+  'device-lost': 'its device was lost while verifying',
+  'verify-failed': 'a WebGPU call failed while verifying',
+  'verify-timeout': 'its verification ran past its budget',
+};
+
+/**
+ * The probe panel's badge, told by the decision above it: the plain probe
+ * keeps a software adapter (its default), the decision does not, and a real
+ * adapter is "available" only once the decision uses it. `decision` is
+ * undefined while the page is still deciding. Returns `{ kind, text, why }`.
+ */
+export function probeBadge(probe, decision, { executionProviders }) {
+  const adapter = probe.adapter;
+  const use = decision && executionProviders(decision)[0];
+  const reason = decision?.probe.reason;
+  if (!probe.available || !adapter) {
+    // (The decision probes on its own: a GPU process that answered it late.)
+    return { kind: 'warn', text: 'WebGPU unavailable', why: use === 'webgpu'
+      ? ['This probe found none; the decision above, probing on its own, did: use webgpu.'] : null };
+  }
+  if (adapter.isFallbackAdapter) {
+    return {
+      kind: 'warn',
+      text: 'WebGPU: software adapter only',
+      why: reason === 'fallback-adapter' || !decision
+        ? ['It runs WebGPU on the CPU, far slower than WebAssembly: the decision above refuses it (',
+          code('allowFallbackAdapter: false'), ') and uses wasm.']
+        : ['It runs WebGPU on the CPU. The decision above: use ', use, ' (', code(reason), ').'],
+    };
+  }
+  if (!decision) {
+    return { kind: 'neutral', text: 'WebGPU adapter found', why: ['The decision above is still checking it.'] };
+  }
+  if (use === 'webgpu') {
+    return {
+      kind: 'ok',
+      text: 'WebGPU available',
+      why: reason === 'verified'
+        ? ['The decision above uses it: it computed right, no slower than WebAssembly.']
+        : ['The decision above uses it.'],
+    };
+  }
+  return {
+    kind: 'warn',
+    text: 'WebGPU: adapter not used',
+    why: ['The decision above drops it (', code(reason), '): ',
+      DROPPED_BECAUSE[reason] ?? 'its own probe found no adapter to use', '.'],
+  };
+}
+
+/** The plain probe's report (`detect()`, default options), under the
+ *  decision: `decision` is the recipes' resolution, or undefined while the
+ *  page is still deciding. */
+export function renderProbe(resolution, decision, api) {
   const { probe } = resolution;
   const adapter = probe.adapter;
   const facts = [
@@ -53,11 +104,12 @@ export function renderProbe(resolution) {
   }
   facts.push(['elapsed', formatMs(probe.elapsedMs)], ['timeout', `${formatNumber(probe.timeoutMs)} ms`]);
   if (probe.deviceVerified !== undefined) facts.push(['device verified', probe.deviceVerified ? 'yes' : 'no']);
-  const badge = probe.available
-    ? h('p', { class: 'badge badge-ok' }, 'WebGPU available')
-    : h('p', { class: 'badge badge-warn' }, 'WebGPU unavailable');
+  const badge = probeBadge(probe, decision, api);
   const parts = [
-    h('div', { class: 'probe-head' }, badge, h('p', { class: 'probe-message' }, probe.message)),
+    h('div', { class: 'probe-head' },
+      h('p', { class: ['badge', `badge-${badge.kind}`, 'probe-badge'] }, badge.text),
+      h('p', { class: 'probe-message' }, probe.message)),
+    badge.why && h('p', { class: 'probe-why' }, badge.why),
     h('dl', { class: 'facts' }, facts.map(([k, v]) => [h('dt', null, k), h('dd', null, v)])),
   ];
   if (adapter) {
@@ -73,27 +125,49 @@ export function renderProbe(resolution) {
   $('probe').replaceChildren(...parts);
 }
 
-export function renderWorker(state, pageResolution) {
+// The reasons a verification gives (the rest are the probe's).
+const VERDICTS = ['verified', ...Object.keys(DROPPED_BECAUSE)];
+
+/**
+ * The worker's decision (the page's options, run in a module worker) set
+ * against the page's decision: the same choice for the same reason, the same
+ * choice for another reason, or another choice, each said in words.
+ * `pageDecision` is undefined while the page is still deciding.
+ */
+export function renderWorker(state, pageDecision, { executionProviders }) {
   const box = $('worker');
   if (state.error) {
     box.replaceChildren(h('p', { class: 'error' }, `The worker failed: ${state.error}`));
     return;
   }
   if (!state.resolution) {
-    box.replaceChildren(h('p', { class: 'muted' }, 'Probing in the worker…'));
+    box.replaceChildren(h('p', { class: 'muted' }, 'Deciding in the worker…'));
     return;
   }
   const { probe } = state.resolution;
   const change = state.resolution.changes[0];
-  const same = pageResolution
-    && JSON.stringify(withoutTiming(state.resolution)) === JSON.stringify(withoutTiming(pageResolution));
+  const use = executionProviders(state.resolution)[0];
+  let comparison = h('span', { class: 'muted' }, 'the page is still deciding');
+  if (pageDecision) {
+    const pageUse = executionProviders(pageDecision)[0];
+    const pageReason = pageDecision.probe.reason;
+    if (pageUse !== use) {
+      const verdicts = [pageReason, probe.reason].some((reason) => VERDICTS.includes(reason));
+      comparison = h('span', { class: 'differs' }, 'a different decision from the page, which uses ', pageUse,
+        ' (', code(pageReason), '): ', verdicts
+          ? 'each verifies the adapter on its own, and their verdicts differ'
+          : 'the worker’s WebGPU answered otherwise');
+    } else if (pageReason !== probe.reason) {
+      comparison = h('span', { class: 'same' }, `the same choice as the page (use ${use}), for another reason: the page’s is `,
+        code(pageReason));
+    } else {
+      comparison = h('span', { class: 'same' }, `the same decision as the page (use ${use})`);
+    }
+  }
   box.replaceChildren(
-    h('p', null,
+    h('p', { class: 'worker-line' },
       h('span', { class: ['chip', change.action === 'kept' ? 'chip-kept' : 'chip-dropped'] }, `webGpu ${change.action}`),
-      ' ', code(change.reason), ` in ${formatMs(probe.elapsedMs)} — `,
-      pageResolution
-        ? h('span', { class: same ? 'same' : 'differs' }, same ? 'the same answer as the page' : 'a different answer from the page')
-        : ''),
+      ' ', code(probe.reason), ' → ', h('strong', null, `use ${use}`), ` in ${formatMs(probe.elapsedMs)} — `, comparison),
     h('details', null, h('summary', null, 'The worker’s resolution'),
       h('pre', { id: 'worker-resolution', class: 'json' }, jsonLines(state.resolution))));
 }
@@ -140,17 +214,30 @@ export function renderDiff(resolution, { declaredAvailability }) {
 
 // ---------------------------------------------------------------- verify
 
-/** A horizontal bar of `value` against `largest`, labelled. */
-function bar(label, value, largest, kind) {
+/** A horizontal bar of `value` against `largest`, labelled; for a figure
+ *  the verification did not measure (it stopped first), no bar, and words:
+ *  `moreThan`, where given, is how long a pass had taken when it stopped. */
+function bar(label, value, largest, kind, moreThan) {
+  if (value === undefined) {
+    return h('div', { class: 'bar-row', dataset: { figure: label } },
+      h('span', { class: 'bar-label' }, label),
+      h('span', { class: 'bar-missing' }, moreThan === undefined
+        ? 'not measured: the verification stopped first'
+        : `not measured: past ${moreThan.toFixed(2)} ms a pass when it stopped`));
+  }
   const width = largest > 0 ? Math.max(2, Math.round((value / largest) * 100)) : 0;
-  return h('div', { class: 'bar-row' },
+  return h('div', { class: 'bar-row', dataset: { figure: label } },
     h('span', { class: 'bar-label' }, label),
     h('span', { class: 'bar-track' }, h('span', { class: `bar bar-${kind}`, 'data-width': width })),
-    h("span", { class: "bar-value" }, value === undefined ? "—" : `${value.toFixed(2)} ms`));
+    h('span', { class: 'bar-value' }, `${value.toFixed(2)} ms`));
 }
 
+/** A clock's resolution in words: "a 0.1 ms clock". */
+const clock = (ms) => `a ${Number(ms.toPrecision(2))} ms clock`;
+
 /** The verdict of `detect({ verify })`: what was decided, then the two times
- *  as bars, the error against its tolerance, and the figures. */
+ *  as bars (none for a figure not measured), the clock they were timed with
+ *  (where the package says), the error against its tolerance, and the figures. */
 export function renderVerification(resolution) {
   const { probe } = resolution;
   const v = probe.verification;
@@ -161,15 +248,25 @@ export function renderVerification(resolution) {
     return;
   }
   const kept = probe.reason === 'verified';
+  const software = probe.adapter?.isFallbackAdapter === true;
   const largest = Math.max(v.gpuMs ?? 0, v.wasmMs ?? 0);
   const errorOk = v.maxError !== undefined && v.maxError <= v.tolerance;
+  const timed = v.timerResolutionMs === undefined ? '' : `, timed with ${clock(v.timerResolutionMs)}`;
+  const figure = (ms) => (ms === undefined ? 'not measured' : `${ms.toFixed(2)} ms`);
+  // A software adapter is verified here only to show its figures: the
+  // decision above refuses it before any verification.
+  const verdict = kept && !software ? ['ok', 'use webgpu'] : kept ? ['warn', 'verified, but software: use wasm'] : ['warn', 'use wasm'];
   const parts = [
     h('div', { class: 'probe-head' },
-      h('p', { class: `badge ${kept ? 'badge-ok' : 'badge-warn'}` }, kept ? 'use webgpu' : 'use wasm'),
+      h('p', { class: ['badge', `badge-${verdict[0]}`, 'verify-badge'] }, verdict[1]),
       h('p', { class: 'probe-message' }, code(probe.reason), ' — ', probe.message)),
-    h('div', { class: 'bars', role: 'img', 'aria-label': `GPU ${v.gpuMs ?? '?'} ms, WebAssembly ${v.wasmMs ?? '?'} ms a pass` },
-      bar('GPU', v.gpuMs, largest, kept ? 'ok' : 'bad'),
+    software && h('p', { class: 'probe-why' },
+      'A software adapter, verified here only to show its figures: the decision above refuses it (',
+      code('allowFallbackAdapter: false'), ') before verifying anything.'),
+    h('div', { class: 'bars', role: 'img', 'aria-label': `GPU ${figure(v.gpuMs)}, WebAssembly ${figure(v.wasmMs)} a pass${timed}` },
+      bar('GPU', v.gpuMs, largest, kept ? 'ok' : 'bad', v.gpuMsMoreThan),
       bar('WebAssembly', v.wasmMs, largest, 'neutral')),
+    v.timerResolutionMs !== undefined && h('p', { class: 'bars-clock' }, `Timed with ${clock(v.timerResolutionMs)} (its resolution, measured).`),
     h('dl', { class: 'facts' }, [
       ['numbers', v.maxError === undefined ? '—' : `${errorOk ? 'right' : 'wrong'}: largest error ${v.maxError.toExponential(2)} (tolerance ${v.tolerance}) at ${v.maxErrorAt}`],
       ['ratio', v.ratio === undefined ? '—' : `${v.ratio} (kept up to ${v.margin})`],
@@ -179,7 +276,7 @@ export function renderVerification(resolution) {
       ['cache key', code(v.adapterKey)],
     ].map(([k, value]) => [h('dt', null, k), h('dd', null, value)])),
   ];
-  $('verify').replaceChildren(...parts);
+  $('verify').replaceChildren(...parts.filter(Boolean));
   // Widths set after the nodes exist: the page's CSP allows no inline styles in markup.
   for (const el of document.querySelectorAll('#verify .bar')) el.style.width = `${el.dataset.width}%`;
   document.body.dataset.verdict = probe.reason;
@@ -224,7 +321,10 @@ export function renderDecision(resolution, { executionProviders, transformersOpt
       : []],
     ['verified', 'Verified?', v
       ? [probe.reason === 'verified' ? 'right numbers, no slower than WebAssembly' : '',
-        v.gpuMs !== undefined && v.wasmMs !== undefined ? `GPU ${v.gpuMs.toFixed(2)} ms, WebAssembly ${v.wasmMs.toFixed(2)} ms a pass` : '']
+        v.gpuMs !== undefined && v.wasmMs !== undefined ? `GPU ${v.gpuMs.toFixed(2)} ms, WebAssembly ${v.wasmMs.toFixed(2)} ms a pass` : '',
+        v.gpuMs === undefined && v.gpuMsMoreThan !== undefined && v.wasmMs !== undefined
+          ? `GPU past ${v.gpuMsMoreThan.toFixed(2)} ms when stopped, WebAssembly ${v.wasmMs.toFixed(2)} ms a pass` : '',
+        v.timerResolutionMs !== undefined ? `timed with ${clock(v.timerResolutionMs)}` : '']
       : []],
   ];
   const order = steps.map(([id]) => id);
@@ -247,6 +347,8 @@ export function renderDecision(resolution, { executionProviders, transformersOpt
     h('p', { class: ['badge', webgpu ? 'badge-ok' : 'badge-warn', 'decision-badge'] },
       webgpu ? 'use webgpu' : `use wasm: ${probe.reason}`),
     h('p', { class: 'probe-message decision-message' }, probe.message),
-    h('ol', { id: 'flow', class: 'flow', 'aria-label': 'How the decision was made' }, items));
+    h('ol', { id: 'flow', class: 'flow', 'aria-label': 'How the decision was made' }, items),
+    h('details', { class: 'decision-json' }, h('summary', null, 'The decision’s resolution'),
+      h('pre', { id: 'decision-resolution', class: 'json' }, jsonLines(resolution))));
   document.body.dataset.decision = providers[0];
 }

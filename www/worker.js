@@ -1,6 +1,7 @@
-// A module worker that runs the same `detect()` as the page: WebGPU is exposed
-// to dedicated workers too (WorkerNavigator.gpu), so the answer should match.
-// Post it `{ options }` (probe options, may be omitted); it answers
+// A module worker that makes the page's decision again: WebGPU is exposed to
+// dedicated workers too (WorkerNavigator.gpu), and `verify` works there (its
+// verdicts kept in IndexedDB), so the decision should match the page's.
+// Post it `{ options }` (detect() options, may be omitted); it answers
 // `{ ok: true, resolution }` or `{ ok: false, error }`.
 import init, { detect } from '../pkg/index.js';
 

@@ -11,8 +11,10 @@
 // recipes' detect({ allowFallbackAdapter: false, verify: true })) drawn as a
 // flow, API → adapter → software? → limits/features → verified? → choice,
 // stopped where that situation stops it, and draw the plan as an ops ×
-// configs grid, both inside the viewport; a module worker (www/worker.js)
-// must give the page's answer, the page must load with no console error or
+// configs grid, both inside the viewport; the probe's badge must agree with
+// that decision (never a green "WebGPU available" over "use wasm"); a module
+// worker (www/worker.js) must make the page's decision, and its line say so;
+// the page must load with no console error or
 // warning, no failed or foreign request and no CSP violation, its planner
 // must plan for inference (vjpMode none) and say what device wasm is, and a
 // full-page screenshot at 1280 px is saved under tests/js/artifacts/. With the kept adapter, plan-time gating is
@@ -103,6 +105,7 @@ async function openDemo(context, origin, { allowedWarnings = [] } = {}) {
     workerReady: document.body.dataset.workerReady,
     resolution: document.getElementById('resolution').textContent,
     worker: document.getElementById('worker-resolution')?.textContent ?? null,
+    decision: document.getElementById('decision-resolution')?.textContent ?? null,
     workerText: document.getElementById('worker').textContent,
     cspViolations: window.__cspViolations,
   }));
@@ -117,6 +120,8 @@ async function openDemo(context, origin, { allowedWarnings = [] } = {}) {
     cspHeader: response.headers()['content-security-policy'],
     resolution: JSON.parse(state.resolution),
     workerResolution: JSON.parse(state.worker),
+    // The recipes' decision, as the page made it (null where the page shows none).
+    decision: JSON.parse(state.decision ?? 'null'),
   };
 }
 
@@ -280,9 +285,26 @@ async function commonChecks(t, demo, screenshot, decision) {
       'the sentence stands right above the kernels table');
   });
 
-  await t.test('a web worker gets the same answer as the page', () => {
-    assert.deepEqual(withoutTiming(demo.workerResolution), withoutTiming(demo.resolution));
+  await t.test('the worker makes the page’s decision, with the same options, and its line says so', async () => {
+    assert.ok(demo.decision, 'the page shows its decision as JSON (#decision-resolution)');
+    assert.deepEqual(withoutTiming(demo.workerResolution), withoutTiming(demo.decision));
     assert.equal(typeof demo.workerResolution.probe.elapsedMs, 'number');
+    const line = (await demo.page.locator('#worker > p').first().textContent()).replace(/\s+/g, ' ');
+    assert.match(line, new RegExp(`${decision.reason} → use ${decision.use} in [0-9.]+ ms — the same decision as the page \\(use ${decision.use}\\)$`));
+    if (decision.use === 'wasm') assert.doesNotMatch(line, /kept/);
+  });
+
+  await t.test(`the probe's badge agrees with the decision: ${decision.badge}`, async () => {
+    const badge = demo.page.locator('#probe .probe-head .badge');
+    assert.equal((await badge.textContent()).trim(), decision.badge);
+    const green = await badge.evaluate((el) => el.classList.contains('badge-ok'));
+    assert.equal(green, decision.use === 'webgpu', 'green only where the decision uses WebGPU');
+    if (decision.use === 'wasm') {
+      // Nowhere on the page a green badge that says WebGPU is there to use.
+      const greens = await demo.page.locator('.badge-ok').allTextContents();
+      assert.deepEqual(greens.filter((text) => /WebGPU available|use webgpu/i.test(text)), []);
+    }
+    if (decision.badgeWhy) assert.match((await demo.page.locator('#probe .probe-why').textContent()).replace(/\s+/g, ' '), decision.badgeWhy);
   });
 
   await demo.page.screenshot({ path: join(ARTIFACTS, screenshot), fullPage: true });
@@ -317,7 +339,10 @@ test('Chromium with --enable-unsafe-webgpu: SwiftShader answers, webGpu is kept'
       assert.deepEqual(resolution.asDeclared, []);
     });
 
-    await commonChecks(t, demo, 'demo-webgpu.png', { reason: 'fallback-adapter', stoppedAt: 'software', use: 'wasm' });
+    await commonChecks(t, demo, 'demo-webgpu.png', {
+      reason: 'fallback-adapter', stoppedAt: 'software', use: 'wasm',
+      badge: 'WebGPU: software adapter only', badgeWhy: /the decision above refuses it \(allowFallbackAdapter: false\) and uses wasm/,
+    });
 
     await t.test('plan-time gating against the real adapter', async () => {
       const webGpu = resolution.availability.webGpu;
@@ -465,6 +490,136 @@ test('Chromium with --enable-unsafe-webgpu: SwiftShader answers, webGpu is kept'
       await demo.page.locator('#reset-button').click();
       await demo.page.locator('#plan table.kernels').waitFor();
     });
+
+    // Last: these draw made-up states into the page's panels (after its screenshot).
+    await t.test('every probe state: the badge agrees with its decision, green only where it uses WebGPU', async () => {
+      const states = await demo.page.evaluate(async ({ resolution, decision }) => {
+        const m = await import('/pkg/index.js');
+        await m.default();
+        const views = await import('/www/views.js');
+        // A state from the page's own resolutions, changed where it differs.
+        const state = (from, change) => {
+          const copy = structuredClone(from);
+          change(copy);
+          return copy;
+        };
+        const noAdapter = (reason, apiPresent) => (r) => {
+          Object.assign(r.probe, { available: false, apiPresent, reason });
+          delete r.probe.adapter;
+          r.effective.features = [];
+        };
+        const hardware = (r) => { r.probe.adapter.isFallbackAdapter = false; };
+        const dropped = (reason) => (r) => {
+          hardware(r);
+          Object.assign(r.probe, { available: false, reason });
+          r.effective.features = [];
+        };
+        const kept = (r) => {
+          hardware(r);
+          Object.assign(r.probe, { available: true, reason: 'verified' });
+          r.effective.features = ['webGpu'];
+        };
+        const cases = {
+          'no API': [state(resolution, noAdapter('no-webgpu-api', false)), state(decision, noAdapter('no-webgpu-api', false))],
+          'no adapter': [state(resolution, noAdapter('no-adapter', true)), state(decision, noAdapter('no-adapter', true))],
+          'software adapter': [resolution, decision],
+          'real adapter, deciding': [state(resolution, hardware), undefined],
+          'real adapter, verified': [state(resolution, hardware), state(decision, kept)],
+          'real adapter, slower than wasm': [state(resolution, hardware), state(decision, dropped('slower-than-wasm'))],
+        };
+        const out = {};
+        for (const [name, [probed, decided]] of Object.entries(cases)) {
+          views.renderProbe(probed, decided, m);
+          const badge = document.querySelector('#probe .probe-head .badge');
+          out[name] = {
+            use: decided && m.executionProviders(decided)[0],
+            badge: badge.textContent,
+            kind: [...badge.classList].find((c) => c.startsWith('badge-')),
+            why: document.querySelector('#probe .probe-why')?.textContent ?? null,
+          };
+        }
+        return out;
+      }, { resolution, decision: demo.decision });
+      await demo.page.locator('#probe-section').screenshot({ path: join(ARTIFACTS, 'demo-probe-slower.png') });
+      const seen = Object.fromEntries(Object.entries(states).map(([name, { use, badge, kind }]) => [name, [use, kind, badge]]));
+      assert.deepEqual(seen, {
+        'no API': ['wasm', 'badge-warn', 'WebGPU unavailable'],
+        'no adapter': ['wasm', 'badge-warn', 'WebGPU unavailable'],
+        'software adapter': ['wasm', 'badge-warn', 'WebGPU: software adapter only'],
+        'real adapter, deciding': [undefined, 'badge-neutral', 'WebGPU adapter found'],
+        'real adapter, verified': ['webgpu', 'badge-ok', 'WebGPU available'],
+        'real adapter, slower than wasm': ['wasm', 'badge-warn', 'WebGPU: adapter not used'],
+      });
+      assert.match(states['real adapter, slower than wasm'].why, /drops it \(slower-than-wasm\): it computed right, but slower than WebAssembly/);
+      assert.match(states['real adapter, verified'].why, /uses it/);
+    });
+
+    await t.test('the verification panel: the clock\'s resolution where the package gives it, no bar for a figure not measured', async () => {
+      const panels = await demo.page.evaluate(async ({ resolution }) => {
+        const views = await import('/www/views.js');
+        const verification = {
+          workload: 'mlp 6x256x256, batch 8, 4 passes per readback', checked: ['f32'], margin: 1.1, tolerance: 1e-3,
+          budgetMs: 1000, elapsedMs: 120, adapterKey: 'k', cached: false,
+        };
+        const state = (reason, figures) => {
+          const r = structuredClone(resolution);
+          r.probe.adapter.isFallbackAdapter = false;
+          r.probe.reason = reason;
+          r.probe.verification = { ...verification, ...figures };
+          return r;
+        };
+        const cases = {
+          // Stopped before the GPU's time was taken, in Firefox's 1 ms clock.
+          'stopped early': state('slower-than-wasm', { wasmMs: 0.8, timerResolutionMs: 1 }),
+          // The budget ran out in a warm run: a lower bound, never a bar.
+          'budget ran out': state('slower-than-wasm', { gpuMsMoreThan: 3.2, wasmMs: 0.8, timerResolutionMs: 1 }),
+          'both measured': state('verified', { gpuMs: 0.4, wasmMs: 0.8, ratio: 0.5, maxError: 1e-6, maxErrorAt: '3 (f32)', timerResolutionMs: 0.1 }),
+          // A package built before timerResolutionMs.
+          'old package': state('slower-than-wasm', { gpuMs: 2, wasmMs: 0.8, ratio: 2.5, maxError: 1e-6, maxErrorAt: '3 (f32)' }),
+        };
+        const out = {};
+        for (const [name, r] of Object.entries(cases)) {
+          views.renderVerification(r);
+          const box = document.getElementById('verify');
+          out[name] = {
+            rows: [...box.querySelectorAll('.bar-row')].map((row) => [row.dataset.figure, row.querySelector('.bar')?.style.width ?? null,
+              row.textContent]),
+            text: box.textContent.replace(/\s+/g, ' '),
+          };
+        }
+        // Left drawn for the screenshot: the verification that stopped early.
+        views.renderVerification(cases['stopped early']);
+        return out;
+      }, { resolution });
+      await demo.page.locator('#verify-section').screenshot({ path: join(ARTIFACTS, 'demo-verify-stopped.png') });
+      const early = panels['stopped early'];
+      assert.deepEqual(early.rows.map(([figure, width]) => [figure, width]), [['GPU', null], ['WebAssembly', '100%']]);
+      assert.match(early.rows[0][2], /not measured/);
+      assert.match(early.text, /timed with a 1 ms clock/i);
+      assert.doesNotMatch(early.text, /NaN|undefined/);
+      const budget = panels['budget ran out'];
+      assert.deepEqual(budget.rows.map(([figure, width]) => [figure, width]), [['GPU', null], ['WebAssembly', '100%']]);
+      assert.match(budget.rows[0][2], /not measured: past 3\.20 ms a pass when it stopped/);
+      const both = panels['both measured'];
+      assert.deepEqual(both.rows.map(([figure, width]) => [figure, width]), [['GPU', '50%'], ['WebAssembly', '100%']]);
+      assert.match(both.text, /timed with a 0\.1 ms clock/i);
+      const old = panels['old package'];
+      assert.deepEqual(old.rows.map(([figure, width]) => [figure, width]), [['GPU', '100%'], ['WebAssembly', '40%']]);
+      assert.doesNotMatch(old.text, /clock|NaN|undefined/);
+    });
+
+    await t.test('the worker\'s line says plainly when its decision differs from the page\'s', async () => {
+      const line = await demo.page.evaluate(async ({ resolution, decision }) => {
+        const m = await import('/pkg/index.js');
+        await m.default();
+        const views = await import('/www/views.js');
+        // The worker kept an adapter the page's decision dropped.
+        views.renderWorker({ resolution }, decision, m);
+        return document.querySelector('#worker > p').textContent;
+      }, { resolution, decision: demo.decision });
+      assert.match(line, /webGpu kept adapter-available → use webgpu in [0-9.]+ ms — a different decision from the page, which uses wasm \(fallback-adapter\): /);
+      assert.doesNotMatch(line, /same/);
+    });
   });
 });
 
@@ -490,7 +645,7 @@ test('Chromium with default flags: navigator.gpu exists, no adapter, webGpu is d
       assert.ok(demo.allowedWarningsSeen.length > 0, 'Chromium warned that no adapter is available');
     });
 
-    await commonChecks(t, demo, 'demo-no-adapter.png', { reason: 'no-adapter', stoppedAt: 'adapter', use: 'wasm' });
+    await commonChecks(t, demo, 'demo-no-adapter.png', { reason: 'no-adapter', stoppedAt: 'adapter', use: 'wasm', badge: 'WebGPU unavailable' });
   });
 });
 
@@ -509,7 +664,7 @@ test('Chromium, insecure context (a mapped hostname over plain http): no navigat
       assert.deepEqual(resolution.availability, { devices: ['cpu', 'wasm'], providers: ['reference', 'torchLean'] });
     });
 
-    await commonChecks(t, demo, 'demo-insecure.png', { reason: 'no-webgpu-api', stoppedAt: 'api', use: 'wasm' });
+    await commonChecks(t, demo, 'demo-insecure.png', { reason: 'no-webgpu-api', stoppedAt: 'api', use: 'wasm', badge: 'WebGPU unavailable' });
   });
 });
 
