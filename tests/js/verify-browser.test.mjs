@@ -521,3 +521,19 @@ test('the time bound: every entry answers a hung adapter request within timeoutM
   assert.equal(stuck.reason, 'verify-timeout', JSON.stringify(stuck));
   assert.ok(stuck.elapsed <= 1000 + SLACK_MS, `a map that never settles answered after ${stuck.elapsed} ms (budget 1000)`);
 });
+
+test('concurrent identical detect({ verify }) calls of the full entry share one verification', async () => {
+  const body = async () => {
+    const m = await import('/pkg/index.js');
+    await m.default();
+    const options = { allowFallbackAdapter: true, verify: { cache: 'none' } };
+    const answers = await Promise.all([1, 2, 3, 4].map(() => m.detect(options)));
+    answers[0].probe.message = 'changed by the first caller';
+    return { devices: globalThis.__devicesAsked ?? 0, reasons: answers.map((a) => a.probe.reason),
+      messages: answers.map((a) => a.probe.message) };
+  };
+  const out = await inPage(countDevices, body);
+  assert.equal(out.devices, 1, JSON.stringify(out));
+  assert.equal(new Set(out.reasons).size, 1, JSON.stringify(out));
+  assert.ok(out.messages.slice(1).every((message) => message !== 'changed by the first caller'), 'each caller its own copy');
+});

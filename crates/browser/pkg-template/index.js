@@ -186,7 +186,8 @@ async function keptVerdict(report, { cache, precision }, began) {
 }
 
 /** One verification at a time for the same call: concurrent calls with the
- *  same options share its answer (each gets its own copy). */
+ *  same options share its answer (the first caller gets it, each other a
+ *  copy of its own). */
 const inFlight = new Map();
 
 function sharedVerifyingCall(options, answer) {
@@ -196,12 +197,11 @@ function sharedVerifyingCall(options, answer) {
   } catch {
     return verifyingCall(options, answer);
   }
-  let call = inFlight.get(key);
-  if (call === undefined) {
-    call = verifyingCall(options, answer).finally(() => inFlight.delete(key));
-    inFlight.set(key, call);
-  }
-  return call.then((value) => structuredClone(value));
+  const shared = inFlight.get(key);
+  if (shared !== undefined) return shared.then((value) => structuredClone(value));
+  const call = verifyingCall(options, answer).finally(() => inFlight.delete(key));
+  inFlight.set(key, call);
+  return call;
 }
 
 /** Probes WebGPU afresh (see the module's `probe`). */
