@@ -368,6 +368,9 @@ describe('Firefox with lavapipe (dom.webgpu.enabled, gfx.webgpu.ignore-blocklist
           ready: document.body.dataset.ready, workerReady: document.body.dataset.workerReady,
           decision: document.body.dataset.decision, status: document.getElementById('status').textContent,
           width: document.documentElement.clientWidth, scrollWidth: document.documentElement.scrollWidth,
+          badge: document.querySelector('.probe-badge')?.textContent,
+          okBadges: [...document.querySelectorAll('.badge-ok')].map((badge) => badge.textContent),
+          workerLine: document.querySelector('.worker-line')?.textContent ?? '',
         }));
         const shot = join(ARTIFACTS, `firefox-demo-${width}.png`);
         await page.screenshot({ path: shot, fullPage: true });
@@ -377,6 +380,13 @@ describe('Firefox with lavapipe (dom.webgpu.enabled, gfx.webgpu.ignore-blocklist
         // The recipes' decision (allowFallbackAdapter: false, verify: true): lavapipe refused.
         assert.equal(state.decision, 'wasm');
         assert.match(state.status, /^Use wasm — fallback-adapter: /);
+        // lavapipe is a software adapter: never shown as "WebGPU available"
+        // under that decision, and the worker's line agrees with it.
+        assert.match(state.badge, /software adapter/, JSON.stringify(state));
+        assert.ok(!state.okBadges.some((text) => /WebGPU available|use webgpu/i.test(text)), JSON.stringify(state.okBadges));
+        assert.match(state.workerLine, /use wasm/, state.workerLine);
+        assert.match(state.workerLine, /the same decision as the page/, state.workerLine);
+        assert.doesNotMatch(state.workerLine, /kept/, state.workerLine);
         // (Firefox's scrollbar takes 12 px of the viewport's width.)
         assert.ok(state.width <= width && state.width > width - 20, `${state.width} px of ${width}`);
         assert.ok(state.scrollWidth <= state.width, `nothing past the viewport: ${state.scrollWidth} px wide at ${state.width}`);
