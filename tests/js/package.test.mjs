@@ -136,4 +136,34 @@ test('backend-targets/detect: Node gets detect-node.js, which answers as the ful
   assert.deepEqual(resolution.effective.features, []);
 });
 
+test('in Node, every entry has the exports its .d.ts declares (BackendTargetsError, isBackendTargetsError among them)', async () => {
+  const manifest = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
+  for (const [name, entry] of Object.entries(manifest.exports)) {
+    if (typeof entry !== 'object' || entry.node === undefined) continue;
+    const module = await import(pathToFileURL(join(PKG, entry.node)).href);
+    // The values the .d.ts exports: `export function x`, `export class x`,
+    // `export const x`, `export { x, y as z }`, `export default`, and those
+    // of a file it re-exports whole (`export * from './x.js'`).
+    const names = new Set();
+    const collect = (file) => {
+      const declared = readFileSync(join(PKG, file), 'utf8');
+      for (const [, kind, id] of declared.matchAll(/^export (?:declare )?(function|class|const|default)\s*(\w*)/gm)) {
+        names.add(kind === 'default' ? 'default' : id);
+      }
+      for (const [, list] of declared.matchAll(/^export (?!type)\{([^}]*)\}/gm)) {
+        for (const item of list.split(',')) {
+          const id = item.trim().split(/\s+as\s+/).at(-1);
+          if (id && !id.startsWith('type ')) names.add(id);
+        }
+      }
+      for (const [, from] of declared.matchAll(/^export \* from '\.\/([\w.-]+)\.js';/gm)) collect(`${from}.d.ts`);
+    };
+    collect(entry.types);
+    assert.ok(names.has('detect') && names.has('BackendTargetsError'), `${name}: ${[...names]}`);
+    for (const id of names) assert.ok(id in module, `${name} (${entry.node}) lacks ${id}, which ${entry.types} declares`);
+    const error = new module.BackendTargetsError('x');
+    assert.ok(module.isBackendTargetsError(Object.assign(error, { code: 'usage' })), name);
+  }
+});
+
 defineApiSuite('node entry (pkg/node.js)', () => api, { wasmExport: 'wasm', getTestApi: () => testApi });

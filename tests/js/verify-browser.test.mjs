@@ -246,12 +246,24 @@ test('stand-ins: faults are dropped with the browser\'s words, never an exceptio
       return undefined;
     };
   };
+  // A device refused (a rejected requestDevice()) is said with the browser's words.
+  const refused = () => {
+    GPUAdapter.prototype.requestDevice = function requestDevice() {
+      return Promise.reject(new DOMException('stand-in: no device for you', 'OperationError'));
+    };
+  };
+  const noDevice = await inPage(refused, verifyInPage, { options: NO_CACHE });
+  assert.equal(noDevice.reason, 'device-lost', JSON.stringify(noDevice));
+  assert.match(noDevice.message, /requestDevice\(\) failed: stand-in: no device for you/);
   const lost = await inPage(lostAtOnce, verifyInPage, { options: NO_CACHE });
   assert.equal(lost.reason, 'device-lost', JSON.stringify(lost));
   assert.match(lost.message, /the device was lost \(unknown\): stand-in: lost at once/);
   for (const [where, words] of [
     ['GPUDevice.createComputePipeline', /createComputePipeline\(\) threw: stand-in: createComputePipeline refused/],
     ['GPUQueue.submit', /submit\(\) threw: stand-in: submit refused/],
+    // A method that answers a promise, throwing instead: wgpu awaited the
+    // guard's undefined, and detect() never settled.
+    ['GPUAdapter.requestDevice', /requestDevice\(\) threw: stand-in: requestDevice refused/],
   ]) {
     const out = await inPage(throwing, verifyInPage, { where, options: NO_CACHE });
     assert.equal(out.reason, 'verify-failed', `${where}: ${JSON.stringify(out)}`);

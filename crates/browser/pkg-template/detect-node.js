@@ -1,6 +1,8 @@
 // Node entry of `backend-targets/detect`: Node has no WebGPU to probe, so the
 // full package (instantiated at import, see node.js) answers, with the same code.
-export { detect, probe, clearVerifications, executionProviders, transformersOptions } from './node.js';
+export {
+  BackendTargetsError, clearVerifications, detect, executionProviders, isBackendTargetsError, probe, transformersOptions,
+} from './node.js';
 
 /** Nothing to instantiate: node.js did at import. */
 export default async function initDetect() {}

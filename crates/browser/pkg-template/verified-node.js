@@ -1,7 +1,9 @@
 // Node entry of `backend-targets/verify`: Node has no WebGPU to verify, so the
 // full package (instantiated at import, see node.js) answers, with the same code:
 // `verify` is read and checked, and the probe answers `no-navigator`.
-export { detect, probe, clearVerifications, executionProviders, transformersOptions } from './node.js';
+export {
+  BackendTargetsError, clearVerifications, detect, executionProviders, isBackendTargetsError, probe, transformersOptions,
+} from './node.js';
 
 /** Nothing to instantiate: node.js did at import. */
 export default async function initVerified() {}

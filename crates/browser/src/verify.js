@@ -35,20 +35,32 @@ function note(faults, kind, message) {
   faults.fault ??= { kind, message };
 }
 
+// The WebGPU methods that answer a promise: one that throws instead answers
+// a rejected promise through the guard (wgpu awaits what they return: an
+// undefined there left the verification waiting for ever).
+const ANSWER_PROMISES = new Set(['requestDevice', 'mapAsync', 'onSubmittedWorkDone', 'popErrorScope',
+  'createComputePipelineAsync', 'createRenderPipelineAsync', 'getCompilationInfo', 'requestAdapterInfo']);
+
 /** A Proxy over `target` whose methods note what they throw (and return
- *  undefined); `wrapResult(name, value)` may guard what a method returns. */
+ *  undefined, or a rejected promise for a method that answers one);
+ *  `wrapResult(name, value)` may guard what a method returns. */
 function guarded(target, faults, wrapResult = (name, value) => value) {
   return new Proxy(target, {
     get(object, key) {
       const value = Reflect.get(object, key);
       if (typeof value !== 'function') return key === 'queue' ? guardQueue(value, faults) : value;
       return function guardedMethod(...args) {
+        let result;
         try {
-          return wrapResult(key, value.apply(object, args));
+          result = value.apply(object, args);
         } catch (error) {
           note(faults, 'verify-failed', `${String(key)}() threw: ${messageOf(error)}`);
-          return undefined;
+          if (!ANSWER_PROMISES.has(key)) return undefined;
+          const rejected = Promise.reject(error);
+          rejected.catch(() => {});
+          return rejected;
         }
+        return wrapResult(key, result);
       };
     },
     set(object, key, value) {
@@ -85,8 +97,14 @@ export function adapterGuard(faults) {
   return (answer) =>
     Promise.resolve(answer).then((adapter) => {
       if (adapter === null || typeof adapter !== 'object') return adapter;
-      return guarded(adapter, faults, (name, value) =>
-        name === 'requestDevice' ? Promise.resolve(value).then((device) => watchDevice(device, faults)) : value);
+      // A device refused is said with the browser's words (wgpu's error
+      // for it carries none on the web).
+      return guarded(adapter, faults, (name, value) => (name === 'requestDevice'
+        ? Promise.resolve(value).then((device) => watchDevice(device, faults), (error) => {
+          note(faults, 'device-lost', `requestDevice() failed: ${messageOf(error)}`);
+          throw error;
+        })
+        : value));
     });
 }
 
