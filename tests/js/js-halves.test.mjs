@@ -620,6 +620,18 @@ describe('verify.js: the guard around wgpu\'s adapter and device, and the kept v
     assert.equal(await verify.cachedVerdict('session', 'backend-targets:verify:a', 1000), '{"reason":"verified"}');
     assert.equal(await verify.cachedVerdict('persistent', 'backend-targets:verify:b', 1000), '{"reason":"slower-than-wasm"}');
     assert.equal(await verify.cachedVerdict('session', 'backend-targets:verify:a', 0), undefined, 'too old');
+    // A verdict kept while the clock ran ahead (a year, or a minute) is not
+    // trusted once it is back: its age cannot be told.
+    const realNow = Date.now;
+    for (const ahead of [365 * 24 * 3600 * 1000, 60 * 1000]) {
+      Date.now = () => realNow() + ahead;
+      try {
+        verify.keepVerdict('session', 'backend-targets:verify:future', '{"reason":"verified"}');
+      } finally {
+        Date.now = realNow;
+      }
+      assert.equal(await verify.cachedVerdict('session', 'backend-targets:verify:future'), undefined, `${ahead} ms ahead`);
+    }
     await verify.clearVerdicts();
     assert.equal(await verify.cachedVerdict('session', 'backend-targets:verify:a', 1000), undefined);
     assert.equal(await verify.cachedVerdict('persistent', 'backend-targets:verify:b', 1000), undefined);

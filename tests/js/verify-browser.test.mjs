@@ -549,3 +549,36 @@ test('concurrent identical detect({ verify }) calls of the full entry share one 
   assert.equal(new Set(out.reasons).size, 1, JSON.stringify(out));
   assert.ok(out.messages.slice(1).every((message) => message !== 'changed by the first caller'), 'each caller its own copy');
 });
+
+test('options the strict reader refuses are refused once a verdict is kept, as on a fresh profile', async () => {
+  const keep = async () => {
+    const m = await import('/pkg/index.js');
+    await m.default();
+    return { reason: (await m.detect({ allowFallbackAdapter: true, verify: true })).probe.reason };
+  };
+  const refusals = async () => {
+    const m = await import('/pkg/index.js');
+    await m.default();
+    const forms = [
+      '{"allowFallbackAdapter":true,"verify":{"budgetMs":2e3}}',
+      '{"allowFallbackAdapter":true,"verify":{"budgetMs":2000.0}}',
+      '{"allowFallbackAdapter":true,"verify":true,"verify":true}',
+      { allowFallbackAdapter: true, verify: new Date() },
+    ];
+    const out = [];
+    for (const options of forms) {
+      try {
+        const resolution = await m.detect(options);
+        out.push({ answered: resolution.probe.reason, cached: resolution.probe.verification?.cached });
+      } catch (error) {
+        out.push({ code: error.code, path: error.path, name: error.name });
+      }
+    }
+    return { out };
+  };
+  const [kept, afterKeeping] = await inPages(null, [keep, refusals]);
+  assert.ok(['verified', 'slower-than-wasm'].includes(kept.reason), JSON.stringify(kept));
+  const fresh = await inPage(null, refusals);
+  assert.deepEqual(afterKeeping.out, fresh.out, 'the same answers with a verdict kept as without');
+  for (const answer of afterKeeping.out) assert.equal(answer.name, 'BackendTargetsError', JSON.stringify(afterKeeping.out));
+});

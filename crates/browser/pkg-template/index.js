@@ -147,8 +147,11 @@ async function verifyingCall(options, answer) {
     read = undefined;
   }
   if (read === undefined) return (await verification())[answer](options);
-  const { verify, ...plain } = read.value;
-  const report = await settle(glue.probe, plain, began);
+  // The options as given, `verify` too: this module's strict reader checks
+  // them all before any kept verdict is looked up (its probe leaves `verify`
+  // to the verification's module), so that a kept verdict never answers
+  // options a fresh profile refuses.
+  const report = await settle(glue.probe, options, began);
   const probedAt = now();
   const adapter = lastRequest();
   if (!report.available || report.adapter === undefined) return answerOf(report, answer);
@@ -158,7 +161,7 @@ async function verifyingCall(options, answer) {
   }
   // An adapter that was asked for a device (`verifyDevice`) gives no other:
   // the verification module asks for its own.
-  const handoff = { adapter: plain.verifyDevice ? undefined : adapter, began, probedAt };
+  const handoff = { adapter: read.value.verifyDevice ? undefined : adapter, began, probedAt };
   return (await verification()).afterProbe(answer, options, handoff);
 }
 

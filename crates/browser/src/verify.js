@@ -234,13 +234,15 @@ export function warmVerdicts() {
 export const VERDICT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 
 /** The verdict kept under `key` (JSON text), if kept less than `maxAgeMs`
- *  (7 days unless given) ago; undefined otherwise. Never rejects. */
+ *  (7 days unless given) ago; undefined otherwise, and for one kept "in the
+ *  future" (while the clock ran ahead: its age cannot be told). Never rejects. */
 export async function cachedVerdict(cache, key, maxAgeMs = VERDICT_MAX_AGE_MS) {
   try {
     const kept = await read(cache, key);
     if (typeof kept !== 'string') return undefined;
     const { at, verdict } = JSON.parse(kept);
-    if (typeof at !== 'number' || !(Date.now() - at < maxAgeMs) || typeof verdict !== 'string') return undefined;
+    const age = Date.now() - at;
+    if (typeof at !== 'number' || !(age >= 0 && age < maxAgeMs) || typeof verdict !== 'string') return undefined;
     return verdict;
   } catch {
     return undefined;
