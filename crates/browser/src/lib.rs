@@ -3,7 +3,8 @@
 //! `boundary.js`), the planner's exports (`planning`) and the WebGPU probe
 //! through wgpu (`probe`, with its JS half `probe.js`), and with the feature
 //! `verify` the verified decision (`verify`, with its JS half `verify.js`:
-//! the workload run through wgpu, the cached verdicts). Without the features
+//! the workload run through wgpu, the cached verdicts); what both ask of the
+//! host (a property read, the clock, a timer) is `host`. Without the features
 //! `planner-exports` and `verify`, the module exports only `probe` and
 //! `detect`: the detect-only module of `backend-targets/detect`. Every
 //! answer is the core's (`backend-targets`), which this crate only carries
@@ -20,6 +21,8 @@
 
 #[cfg(browser)]
 mod api;
+#[cfg(browser)]
+mod host;
 #[cfg(all(browser, feature = "planner-exports"))]
 mod planning;
 #[cfg(browser)]

@@ -26,13 +26,14 @@ use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::Poll;
 
-use js_sys::{Array, Object, Promise, Reflect};
+use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
 use super::api::js_error;
 #[cfg(not(detect_only))]
 use super::api::to_js;
+use super::host::{get, now_ms, within};
 #[cfg(not(detect_only))]
 use backend_targets::FromJsonText;
 use backend_targets::Limits;
@@ -42,10 +43,6 @@ use backend_targets::probe::web::{
     AdapterInfo, AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report,
 };
 use backend_targets::webgpu::LimitMap;
-
-pub(super) fn get(object: &JsValue, key: &str) -> JsValue {
-    Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-}
 
 fn absent(value: &JsValue) -> bool {
     value.is_undefined() || value.is_null()
@@ -71,19 +68,11 @@ extern "C" {
     fn pin_gpu(gpu: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = unpinGpu)]
     fn unpin_gpu(pin: &JsValue);
-    /// `[promise, timer]`: the promise resolves after `ms` milliseconds.
-    #[wasm_bindgen(js_name = delay)]
-    fn delay(ms: f64) -> Array;
-    #[wasm_bindgen(js_name = cancelDelay)]
-    fn cancel_delay(timer: &JsValue);
     /// The answer's text read, with the report's `elapsedMs` set (last):
     /// the report's, or the resolution's `probe`'s when `nested`.
     #[cfg(detect_only)]
     #[wasm_bindgen(js_name = withElapsed)]
     fn with_elapsed(text: &str, elapsed_ms: f64, nested: bool) -> JsValue;
-    /// `performance.now()`, or `Date.now()` where there is no `performance`.
-    #[wasm_bindgen(js_name = now)]
-    pub(super) fn now_ms() -> f64;
     /// Requests a device from the adapter and destroys it: resolves, or
     /// rejects with why there is none.
     #[wasm_bindgen(js_name = verifyDevice)]
@@ -96,27 +85,6 @@ extern "C" {
     /// Unwraps it: the call's promise, `undefined` if none, or what it threw.
     #[wasm_bindgen(js_name = releaseRequest, catch)]
     fn release_request(gpu: &JsValue, capture: &JsValue) -> Result<JsValue, JsValue>;
-}
-
-/// `fut`, or `None` once `ms` milliseconds have passed.
-pub(super) async fn within<F: Future>(ms: f64, fut: F) -> Option<F::Output> {
-    let started = delay(ms);
-    let (promise, timer) = (started.get(0), started.get(1));
-    let mut fut = pin!(fut);
-    let mut elapsed = pin!(JsFuture::from(Promise::from(promise)));
-    let outcome = poll_fn(|cx| {
-        if let Poll::Ready(value) = fut.as_mut().poll(cx) {
-            return Poll::Ready(Some(value));
-        }
-        if elapsed.as_mut().poll(cx).is_ready() {
-            return Poll::Ready(None);
-        }
-        Poll::Pending
-    })
-    .await;
-    // A pending timer would keep an event loop alive and cost the next probe.
-    cancel_delay(&timer);
-    outcome
 }
 
 /// Both futures, polled concurrently.
@@ -348,11 +316,6 @@ async fn probe_once(
     let timeout = options.timeout_ms;
     let deadline = started + f64::from(timeout);
     let unavailable = |reason, message: String, api| ProbeReport::unavailable(reason, message, api, timeout);
-    if left_until(deadline) == 0.0 {
-        // A probe started again in a fresh instance (see `probeStart`) whose
-        // time has run out: nothing more is asked of the page.
-        return unavailable(ProbeReason::Timeout, format!("no answer within {timeout} ms"), true);
-    }
     let navigator = get(&js_sys::global(), "navigator");
     if absent(&navigator) {
         let message = "there is no navigator here (not a browser or web worker)".to_string();
@@ -375,6 +338,12 @@ async fn probe_once(
                        it is not probed"
             .to_string();
         return unavailable(ProbeReason::NoNavigator, message, false);
+    }
+    if left_until(deadline) == 0.0 {
+        // No time left to ask the page anything (`timeoutMs: 0`, or a probe
+        // started again in a fresh instance, see `probeStart`, whose time
+        // has run out). What is absent was said above, whatever the time.
+        return unavailable(ProbeReason::Timeout, format!("no answer within {timeout} ms"), true);
     }
     let Some(instance) = instance_for(&gpu) else {
         let message = "navigator.gpu gives another object on every read, and wgpu cannot be made to ask the one read \

@@ -15,7 +15,7 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::probe::{get, now_ms, within};
+use super::host::{get, now_ms, within};
 use backend_targets::probe::verify::{
     F16_TOLERANCE, F32_TOLERANCE, LAYERS, PASSES, ROWS, SPEED_MARGIN, Verification, VerifyCache, VerifyOptions,
     VerifyPrecision, WIDTH, Workload, compare, middle_run, reference_repeats, shader, slower_than_wasm, warm_passes,
