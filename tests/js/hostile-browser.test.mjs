@@ -231,3 +231,39 @@ test('detect() and probe() settle within timeoutMs whatever navigator.gpu does',
     assert.ok(out.elapsed < timeoutMs + SLACK_MS, `${what}: ${out.elapsed} ms (${out.reasons})`);
   }
 });
+
+test('a navigator.gpu getter that throws is no WebGPU: every entry imports, and answers no-webgpu-api, verify too', async () => {
+  const throwing = () => {
+    Object.defineProperty(Navigator.prototype, 'gpu', {
+      configurable: true,
+      get() {
+        throw new Error('stand-in: no gpu for you');
+      },
+    });
+  };
+  const body = async (arg) => {
+    const m = await import(arg.entry);
+    await m.default();
+    const out = {};
+    for (const [name, options] of [['plain', undefined], ['verify', { verify: true }]]) {
+      try {
+        out[name] = (await m.detect(options)).probe.reason;
+      } catch (error) {
+        out[name] = `threw: ${error.message}`;
+      }
+    }
+    try {
+      await m.clearVerifications();
+      out.cleared = true;
+    } catch (error) {
+      out.cleared = `threw: ${error.message}`;
+    }
+    return out;
+  };
+  for (const entry of ['/pkg/index.js', '/pkg/detect.js', '/pkg/verified.js']) {
+    const out = await inPage(throwing, body, { entry });
+    assert.deepEqual({ plain: out.plain, verify: out.verify, cleared: out.cleared },
+      { plain: 'no-webgpu-api', verify: 'no-webgpu-api', cleared: true }, `${entry}: ${JSON.stringify(out)}`);
+    assert.deepEqual(out.pageErrors, [], entry);
+  }
+});

@@ -54,6 +54,13 @@ test('probe() resolves (never throws) with available:false, reason no-navigator'
   assert.ok(report.elapsedMs >= 0 && report.elapsedMs < 1000, `elapsedMs ${report.elapsedMs}`);
 });
 
+test('probe({ timeoutMs: 0 }) in Node says what is absent (no-navigator, no API), not a timeout with the API present', async () => {
+  for (const entry of [bt, await import(pathToFileURL(join(ROOT, 'pkg', 'detect-node.js')).href)]) {
+    const report = await entry.probe({ timeoutMs: 0 });
+    assert.deepEqual([report.reason, report.apiPresent, report.available], ['no-navigator', false, false], JSON.stringify(report));
+  }
+});
+
 test('probe() with every option, and with absent options, still answers no-navigator', async () => {
   const full = await bt.probe({ timeoutMs: 50, powerPreference: 'low-power', forceFallbackAdapter: true, verifyDevice: true });
   assert.equal(full.reason, 'no-navigator');

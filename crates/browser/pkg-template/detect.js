@@ -17,7 +17,7 @@
 import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
 // scripts/build.sh points this at wasm-bindgen's copy, as for index.js.
 import { cancelDelay, delay, earlyAnswer, forgetEarly, now, requestEarly, settle } from './probe.js';
-import { adopt, compileEarly, instantiateOnce, verifying } from './early.js';
+import { adopt, compileEarly, gpuOf, instantiateOnce, verifying } from './early.js';
 
 export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
 
@@ -41,7 +41,6 @@ const compileNow = () => {
 /** A page or a web worker: where the early request is made, and where this
  *  file answers without the module (elsewhere, Deno, the module does). */
 const inBrowser = () => typeof globalThis.document !== 'undefined' || typeof globalThis.WorkerGlobalScope !== 'undefined';
-const gpuOf = () => globalThis.navigator?.gpu;
 
 // The adapter request first: without an adapter, its answer is all a cold
 // page waits for (BENCHMARKS.md). The module is fetched and compiled once it
@@ -131,10 +130,10 @@ async function withoutModule(options, nested, started, asked = {}) {
   const timeout = plainTimeout(options);
   if (timeout === undefined) return undefined;
   const answer = (reason, message, apiPresent) => unavailable(reason, message, apiPresent, timeout, started, nested);
-  if (now() - started >= timeout) return answer('timeout', `no answer within ${timeout} ms`, true);
   if (gpu == null) {
     return answer('no-webgpu-api', 'navigator.gpu is missing (no WebGPU in this browser, or not a secure context)', false);
   }
+  if (now() - started >= timeout) return answer('timeout', `no answer within ${timeout} ms`, true);
   const request = earlyAnswer(true);
   if (request === undefined) return undefined;
   const [expired, timer] = delay(Math.max(0, started + timeout - now()));
@@ -189,6 +188,6 @@ async function answer(options, which) {
 
 /** Forgets every verdict `detect({ verify })` kept: the full package's. */
 export async function clearVerifications() {
-  if (globalThis.navigator?.gpu == null) return;
+  if (gpuOf() == null) return;
   await (await verification()).clearVerifications();
 }

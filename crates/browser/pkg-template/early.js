@@ -185,6 +185,16 @@ export function transformersOptions(resolution) {
   return { device: 'webgpu', dtype: f16 ? 'fp16' : 'fp32' };
 }
 
+/** `navigator.gpu`, or undefined where there is none or reading it throws
+ *  (a getter that throws is no WebGPU, as the module's probe reads it). */
+export function gpuOf() {
+  try {
+    return globalThis.navigator?.gpu;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether `options` ask for a verification where there is WebGPU to verify
  *  (a page, a worker, Deno), or anywhere with `anywhere`: such a call is
  *  handed to `backend-targets/verify`, loaded on demand. Elsewhere (Node) the
@@ -201,5 +211,5 @@ export function verifying(options, anywhere = false) {
     }
   }
   const verify = value !== null && typeof value === 'object' ? value.verify : undefined;
-  return verify !== undefined && verify !== false && (anywhere || globalThis.navigator?.gpu != null);
+  return verify !== undefined && verify !== false && (anywhere || gpuOf() != null);
 }

@@ -16,7 +16,7 @@ import { lastRequest, now, requestEarly, settle } from './probe.js';
 import { takeOutOfMemory } from './boundary.js';
 import { cachedVerdict, verdictKey, warmVerdicts } from './verify.js';
 import {
-  THROW_WITH, adopt, backendError, checkModule, compile, compileEarly, compileSync, notInitialised, raise, throwWith,
+  THROW_WITH, adopt, backendError, checkModule, compile, compileEarly, compileSync, gpuOf, notInitialised, raise, throwWith,
   verifying,
 } from './early.js';
 
@@ -225,7 +225,7 @@ export function detect(options) {
  *  localStorage, IndexedDB): the next verification runs on the GPU again.
  *  Where there is no WebGPU (Node), nothing was kept. */
 export async function clearVerifications() {
-  if (globalThis.navigator?.gpu == null) return;
+  if (gpuOf() == null) return;
   await (await verification()).clearVerifications();
 }
 
