@@ -1,4 +1,4 @@
-// The web app's critical path (issue 11): time from navigation to the
+// The web app's critical path: time from navigation to the
 // decision "where does the model run" on a cold page, as a new user's app
 // makes it, against a reference page whose one same-origin module only calls
 // `navigator.gpu.requestAdapter()`.
@@ -18,14 +18,14 @@
 //   detect-app  the same two lines, and the decision in the app's own module
 //               file (/bench/cold/app/detect-app.js), as the reference's is in
 //               its own: a page written apart from the project does so, and
-//               pays the same module fetch as the reference (issue 24; the
-//               inline forms above do not, which flatters them)
+//               pays the same module fetch as the reference (the inline
+//               forms above do not, which flatters them)
 //   detect-lean the detect-app page with the modulepreload line alone (no
 //               preload of the .wasm): what a page whose users mostly have no
 //               adapter may write, since the detect-only entry fetches the
-//               .wasm only once an adapter answers (issue 31)
+//               .wasm only once an adapter answers
 //   detect-eager  the detect-app page with the .wasm's preload line at the
-//               default priority, as the README had it before issue 31 (its
+//               default priority, as the README once had it (its
 //               lines now preload the .wasm at fetchpriority="low": behind the
 //               modules the decision waits for, still before an adapter answers)
 //   compile-floor     not a way to decide: the reference's module, which also
@@ -43,8 +43,8 @@
 // flags (requestAdapter() answers null). Two networks: plain localhost, and
 // Chrome DevTools Protocol emulation of 40 ms latency at 10 Mbit/s; and,
 // without an adapter, localhost with one of the machine's cores kept busy by
-// a spinning process (issue 24: the harder case, which a page measured apart
-// from the project met; see BENCHMARKS.md).
+// a spinning process (the harder case, which a page measured apart from the
+// project met; see BENCHMARKS.md).
 // The static server compresses with gzip, as a real host does (once per file;
 // `--gzip-on-the-fly` per answer, chunked).
 //
@@ -222,7 +222,7 @@ const summary = (xs) => {
 // The networks: plain localhost; Chrome DevTools Protocol emulation of 40 ms
 // latency at 10 Mbit/s; and localhost with one of this machine's cores kept
 // busy by a spinning process all along (a device that is doing something
-// else too: the case a page written apart from the project met, issue 24).
+// else too: the case a page written apart from the project met).
 // On request only (`--situations none:cpu2`): DevTools' CPU throttling of
 // the page's renderer, 2× or 4×.
 const NETWORKS = {
@@ -308,7 +308,7 @@ export async function coldFigures({
   const results = [];
   try {
     // Each situation: the browser's flags, the network, and whether one of
-    // this machine's cores is kept busy meanwhile (the harder case, issue 24).
+    // this machine's cores is kept busy meanwhile (the harder case).
     const all = [
       ['adapter', 'localhost'], ['adapter', 'rtt'], ['none', 'localhost'], ['none', 'rtt'], ['none', 'busy'],
       ['adapter', 'busy'], ['none', 'cpu2'], ['none', 'cpu4'], ['adapter', 'cpu2'], ['adapter', 'cpu4'],
@@ -362,8 +362,8 @@ export function coldRows(results) {
     if (r.variant === 'reference') continue;
     const ref = results.find((x) => x.variant === 'reference' && x.adapter === r.adapter && x.network === r.network);
     const floor = r.variant === 'compile-floor' || r.variant.endsWith('-floor');
-    // The detect-only entry without an adapter on localhost: ≤ 1.25 since
-    // issue 24 (its page and an app's), idle or with a core busy; every other
+    // The detect-only entry without an adapter on localhost: ≤ 1.25 (its
+    // page and an app's), idle or with a core busy; every other
     // cell ≤ 1.30 on localhost, ≤ 1.50 at 40 ms.
     const detectOnly = /^detect-(preloaded|app|lean|eager)$/.test(r.variant) || /-(preloaded|app)$/.test(r.variant);
     const goal = floor ? 'floor' : r.variant === 'control' ? 'noise'

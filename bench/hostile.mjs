@@ -1,4 +1,4 @@
-// Hostile shapes (issue 12): time and output size against request size, for
+// Hostile shapes: time and output size against request size, for
 // the shapes that used to grow out of proportion, from 10 KB to 1 MB.
 //
 //   node bench/hostile.mjs [binary [--defaults-only]]   (after scripts/build.sh)
@@ -32,7 +32,7 @@ const SHAPES = {
     const ref = '{"name":"ext.matmul","op":"matmul","provider":"reference","device":"cuda","trustLevel":"trustedExternal"}';
     return `{"ops":[${list(n, () => '"matmul"')}],"configs":[${configs}],"availability":{"devices":["cpu","cuda"],"providers":["reference","cuBLAS"]},"capsules":[${list(n, (i) => capsule(i).replace('"checked"', '"trustedExternal"'))},${ref}],"explain":false}`;
   },
-  // n configs × n ops × n capsules, explain false (the cube of the issue).
+  // n configs × n ops × n capsules, explain false (work that grows as n³).
   'configs × ops × capsules': (bytes) => {
     const n = Math.max(1, Math.round(bytes / 130));
     return `{"ops":[${list(n, () => '"matmul"')}],"configs":[${list(n, () => '{"device":"cuda"}')}],"capsules":[${list(n, capsule)}],"explain":false}`;

@@ -1,4 +1,4 @@
-// The service's load benchmark (issue 22): plans per second and latency
+// The service's load benchmark: plans per second and latency
 // (p50, p99) of `POST /plan` on the wasi:http component under `wasmtime
 // serve`, at concurrency 1, 8, 32 and 64, for a typical request and a large
 // one; beside it, in the same run, the same plans by a `wasmtime run` of the
@@ -7,8 +7,8 @@
 // engine's floor; goal: the service ≥ 0.5×). Also the service's memory
 // (the serve process's resident set) under load, 4,000 plans at
 // concurrency 32, and what `-W timeout=30s` (README's host limit, which
-// turns on wasmtime's epoch checks) costs. Then the hosts side by side
-// (issue 30): the typical plan at concurrency 1, 8 and 32 under `wasmtime
+// turns on wasmtime's epoch checks) costs. Then the hosts side by side:
+// the typical plan at concurrency 1, 8 and 32 under `wasmtime
 // serve`, `jco serve --isolate-requests instance` and wasmCloud's `wash dev`
 // (where scripts/wasmcloud.sh installed it), each against the same
 // hello-world component under the same host (that host's floor), every

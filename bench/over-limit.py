@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Requests over a count limit (issue 31): wall time and peak memory of a
+"""Requests over a count limit: wall time and peak memory of a
 command refusing a request of about 16 MiB (the default `requestBytes`) whose
 one list or map is far over its limit (`limits::COUNTED`).
 

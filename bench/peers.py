@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The native probe against its peers (issue 19), in the same situations, side by side:
+"""The native probe against its peers, in the same situations, side by side:
 
   * `backend-targets probe linuxCuda --enable-libtorch` (libtorch from the torch venv through
     LIBTORCH_USE_PYTORCH=1 and VIRTUAL_ENV), wall time of the whole command;
@@ -38,7 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# What `pip install torch==2.15.0` resolved to when measured (issue 19); onnxruntime-gpu 1.31.1's dependencies.
+# What `pip install torch==2.15.0` resolved to when measured; onnxruntime-gpu 1.31.1's dependencies.
 TORCH_PINS = """torch==2.15.0
 cuda-bindings==13.5.0
 cuda-pathfinder==1.9.1

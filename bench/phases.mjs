@@ -1,4 +1,4 @@
-// The planner's phases apart (issue 24's next step): the request's parse,
+// The planner's phases apart: the request's parse,
 // the plan and the answer's writing, each timed inside the process by
 // examples/plan_phases.rs, natively and under wasmtime, for the planner
 // rows' requests (bench/catalog.mjs: 100, 1,000 and 10,000 capsules).
@@ -51,7 +51,7 @@ for (const n of [100, 1000, 10000]) {
   floors.push({ n, native: (key) => phase('native', key), wasi: (key) => phase('wasi', key) });
 }
 
-// The floor (issue 31): the same text read by plain serde_json into
+// The floor: the same text read by plain serde_json into
 // derive-only structs and written back, and the answer written by
 // serde_json::to_string, in the same processes.
 console.log('\n| capsules | engine | parse ÷ floor read | write ÷ serde_json write | parse + plan + write ÷ floor read + write |');
@@ -65,7 +65,7 @@ for (const { n, native, wasi } of floors) {
   }
 }
 
-// The issue's first row, process against process: `backend-targets plan`
+// The headline comparison, process against process: `backend-targets plan`
 // (the native command, built by scripts/build.sh) against `plan_phases
 // floor` (read into derive-only structs, written back), each a fresh
 // process on the 10,000-capsule request, alternating, median wall time.

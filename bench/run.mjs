@@ -1,4 +1,4 @@
-// The benchmark table (issue 5): every figure is a median over repeated runs
+// The benchmark table: every figure is a median over repeated runs
 // with its spread (min–max), set against a reference measured in the same run.
 //
 //   node bench/run.mjs            (after scripts/build.sh; scripts/bench.sh does both)
@@ -53,7 +53,7 @@ function timed(fn, runs) {
   row('size', 'npm .wasm (probe included), gzip', kib(gz(wasm)), `raw ${kib(wasm.length)}, brotli ${kib(br(wasm))}`, 'limit 50 KiB', (gz(wasm) / (50 * 1024)).toFixed(2), '≤ 1.00');
   row('size', 'JS entry (index.js: glue and JS halves, one module), gzip', kib(gz(glue)), `raw ${kib(glue.length)}, brotli ${kib(br(glue))}`, '', '');
   row('size', 'WASI module', kib(wasi.length), `gzip ${kib(gz(wasi))}`, 'limit 200 KiB', (wasi.length / (200 * 1024)).toFixed(2), '≤ 1.00');
-  // Issue 24's goals, in bytes, and (with --before) the earlier build's.
+  // The size goals, in bytes, and (with --before) the earlier build's.
   const bytes = (n) => `${n.toLocaleString('en')} B`;
   const files = [
     ['npm .wasm, gzip', 'pkg/backend_targets_bg.wasm', gz, 70182],
@@ -152,7 +152,7 @@ for (const n of [100, 1000, 10000]) {
   const coldHello = runs(['-C', 'cache=n', at('target/wasm32-wasip1/release/examples/hello.wasm')], Buffer.alloc(0));
   const coldPlan = runs(['-C', 'cache=n', at('dist/backend-targets.wasm'), 'plan'], request);
   row('WASI', '`wasmtime run -C cache=n` plan (ms, compiles each run)', fmt(median(coldPlan)), spread(coldPlan), `hello-world ${fmt(median(coldHello))}`, (median(coldPlan) / median(coldHello)).toFixed(2), '');
-  // Start-up alone (issue 24): `--version` reads nothing and plans nothing.
+  // Start-up alone: `--version` reads nothing and plans nothing.
   // The modules take turns, one run each, 25 times, after a warm-up of each.
   const modules = [['this build', at('dist/backend-targets.wasm')], ...(BEFORE ? [['before', before('dist/backend-targets.wasm')]] : [])];
   const once = (args) => { const t = process.hrtime.bigint(); spawnSync('wasmtime', ['run', '-C', 'cache=y', ...args]); return Number(process.hrtime.bigint() - t) / 1e6; };

@@ -1,5 +1,5 @@
-// The service's large plan against the same plan in process (issue 31's
-// goal: the service's plans/s ≥ 0.8 × the native command's in-process
+// The service's large plan against the same plan in process (the goal:
+// the service's plans/s ≥ 0.8 × the native command's in-process
 // plans/s for the same request). Three runs in a row; in each, in turn:
 //   - native in-process: examples/plan_bench (`plan_json`), 30 plans after one untimed;
 //   - wasmtime in-process: the same example for wasm32-wasip1 (opt-level "z");

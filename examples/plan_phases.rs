@@ -6,7 +6,7 @@
 //! (`plan` checks the request again before planning, which `plan_json`,
 //! the command's path, does once: the plan phase holds that second check.)
 //!
-//! Beside them, the floor any strict reader and writer pays (issue 31): the
+//! Beside them, the floor any strict reader and writer pays: the
 //! same text read with plain `serde_json::from_str` into derive-only structs
 //! of the same shape (no checks, no paths, no limits) and written back with
 //! `serde_json::to_string` (`floorReadUs`, `floorWriteUs`), and the answer

@@ -29,7 +29,7 @@ cargo build --release --bin backend-targets
 #   optimize_for_size      std's smaller variants of its algorithms;
 #   -Zlocation-detail=none no file names and line numbers for panics;
 #   -Zfmt-debug=none       no `Debug` formatting (messages that quote a value use
-#                          `strict::quoted`, so they read the same everywhere).
+#                          `error::quoted`, so they read the same everywhere).
 # std itself keeps opt-level 3, as in the prebuilt one: under our opt-level "z"
 # its memcmp, Vec growth and the like made the planner about 9 % slower (and,
 # after LTO, the module is no bigger).
@@ -52,7 +52,7 @@ echo "== WASI command"
 # (153,403 -> 155,002 B); with it, 152,544 B (cargo's module 378 B smaller
 # than the one-crate build's, its code 825 B smaller).
 # The two-pass reader (the core's `two-pass-reader`): the one pass measured
-# 197-303 B over the module's size goal (BENCHMARKS.md, issue 31); and
+# 197-303 B over the module's size goal (BENCHMARKS.md); and
 # serde_json's writer alone (`serde-json-writer`), not the compact one too.
 RUSTFLAGS_EXTRA="-Zshare-generics=y" small_build --target wasm32-wasip1 --bin backend-targets --target-dir target/wasi \
   --features backend-targets/two-pass-reader,backend-targets/serde-json-writer

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutation testing of the gating that decides which kernel runs (issue 21):
+# Mutation testing of the gating that decides which kernel runs:
 # cargo-mutants on src/planner.rs, src/webgpu.rs and src/plan_result.rs,
 # against the native suites that check them (unit tests, tests/core,
 # tests/probe, tests/schemas, tests/properties, tests/limits_table,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/real-vendor.sh: the optional real-vendor check of issue 19 (not in .ci/run: it downloads about
+# scripts/real-vendor.sh: the optional real-vendor check (not in .ci/run: it downloads about
 # 4 GB). Fetches NVIDIA's CUDA 12 and CUDA 13 wheels, torch 2.15.0 and Debian's HIP 5.2 at pinned versions
 # into VENDOR_CACHE (default .tools/vendor; scripts/vendor-fetch.sh), builds the probe (cargo build
 # --release) and the stand-in CUDA driver (crates/cli/tests/native/fake_cuda.c, with the system cc), then runs

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The real-vendor check of issue 19: `backend-targets probe` against NVIDIA's and AMD's own libraries,
+"""The real-vendor check: `backend-targets probe` against NVIDIA's and AMD's own libraries,
 each answer compared with what the library itself answers.
 
     python3 scripts/real_vendor.py --cache DIR --bin target/release/backend-targets --standin DIR --work DIR

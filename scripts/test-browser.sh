@@ -7,7 +7,7 @@
 #                               the one-module entry's requests, phone width
 #   tests/js/onnx.test.mjs      www/onnx/: the plan's provider runs a model in
 #                               ONNX Runtime Web (webgpu and wasm)
-#   tests/js/hostile-browser.test.mjs  hostile navigator.gpu stand-ins (issue 23)
+#   tests/js/hostile-browser.test.mjs  hostile navigator.gpu stand-ins
 #   crates/browser/tests/probe_browser.rs  wasm-bindgen-test in Chromium: the timeout,
 #                               adapter-request-failed and device-request-failed
 #                               outcomes, simulated

@@ -13,7 +13,7 @@
 # Re-running skips files whose sha256 already matches and wheels or debs already unpacked (markers in .done/).
 # Needs: python3 -m pip, unzip, sha256sum; for hip: apt-get (with its package lists: `apt-get update` once), dpkg-deb.
 # The cp311 wheels (torch, onnxruntime-gpu) are fetched with an explicit --python-version/--platform, so any
-# host Python can fetch them. The pins are those measured in issue 19 (torch 2.15.0 and what it pins).
+# host Python can fetch them. The pins are those the real-vendor check was measured with (torch 2.15.0 and what it pins).
 set -euo pipefail
 
 CACHE=${VENDOR_CACHE:-$(cd "$(dirname "$0")/.." && pwd)/.tools/vendor}

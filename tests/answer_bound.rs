@@ -1,4 +1,4 @@
-//! The answer's bound (issue 23), through the library alone: `outputBytes`
+//! The answer's bound, through the library alone: `outputBytes`
 //! bounds a plan's answer before planning, the refusal names the
 //! combination, and the bound is an upper bound and a close one. Here, with
 //! the core, so that the core's suites (and mutation testing of the planner,
@@ -7,8 +7,8 @@
 
 use backend_targets::*;
 
-/// Issue 23: names are repeated by every config that explains them, so the
-/// work limit alone did not bound the answer (19 configs × 100,000 capsules
+/// Names are repeated by every config that explains them, so the work
+/// limit alone did not bound the answer (19 configs × 100,000 capsules
 /// with 1 KB names: some 2.3 GB of JSON, more than the npm module's 2 GiB).
 /// `outputBytes` bounds it before planning, and says which combination is
 /// too large.

@@ -1,4 +1,4 @@
-//! Hostile input (issues 12 and 32), through the library alone: work and
+//! Hostile input, through the library alone: work and
 //! output linear in the request, the limits a request meets, and the small
 //! inconsistencies found on the way. (The command's own, as a process:
 //! crates/cli/tests/hostile.rs.)
@@ -84,7 +84,7 @@ fn messages_quote_long_keys_and_values_in_part() {
     assert!(error.message.len() < 1_000, "{} bytes", error.message.len());
 }
 
-/// Issue 32: an unknown spelling of 16 MiB (inside the default limits) was
+/// An unknown spelling of 16 MiB (inside the default limits) was once
 /// compared by edit distance, whole, with every known one: some 100 s of
 /// work for one request. Far longer than any known spelling, it is nearer to
 /// none of them than a suggestion may be: refused without a suggestion, as
@@ -137,7 +137,8 @@ fn limits_refuse_values_above_their_ceiling() {
     assert_eq!((error.code, error.path.as_str()), (ErrorCode::InvalidValue, "limits.work"));
 }
 
-/// Each shape of the issue at about 1 MB: refused, or planned with output
+/// Each shape that used to grow out of proportion (ops × capsules, configs ×
+/// ops × capsules), at about 1 MB: refused, or planned with output
 /// within a small multiple of the request (time is in BENCHMARKS.md).
 #[test]
 fn one_megabyte_requests_are_refused_or_bounded() {

@@ -1,4 +1,4 @@
-//! The libraries carry no process-wide effect (issue 29): a Rust program
+//! The libraries carry no process-wide effect: a Rust program
 //! that depends on `backend-targets`, `backend-targets-native-probe` or
 //! `backend-targets-cli` gets no global allocator, no exported C symbol
 //! (`malloc` and the like), no loader constructor (a link section), no panic

@@ -1,9 +1,9 @@
 //! `Limits` is made by one table (`limits_table!` in src/limits.rs: a row a
 //! limit, from which come its fields, `DEFAULT`, `CEILING`, `NAMES`, `get`
-//! and `set`; issue 29 found that, as six hand lists, a field missing from
-//! `NAMES` would escape its ceiling, since `validate` walks `NAMES`). This
-//! test holds what the table makes to the JSON form serde writes: the
-//! fields are `NAMES`, in order, and every name reads, sets and is bounded.
+//! and `set`: as six hand lists, a field missing from `NAMES` would escape
+//! its ceiling, since `validate` walks `NAMES`). This test holds what the
+//! table makes to the JSON form serde writes: the fields are `NAMES`, in
+//! order, and every name reads, sets and is bounded.
 
 use backend_targets::{ErrorCode, Limits};
 

@@ -1,4 +1,4 @@
-//! No import circle among the core crate's modules (issue 29): the graph drawn
+//! No import circle among the core crate's modules: the graph drawn
 //! from the code's own `crate::` paths must be acyclic, so that the layers
 //! can be read bottom up (the edges, the browser module's included, are
 //! crates of their own, crates/, which Cargo already keeps acyclic). A new
@@ -228,7 +228,8 @@ fn the_modules_import_one_another_without_a_circle() {
 fn the_scan_sees_the_layers_it_must() {
     // The scan reads what it should: known edges of the core are there
     // (groups, nested groups and inline paths alike), and the two circles
-    // issue 29 found are each one way now.
+    // the modules once had (limits and request, error and json) are each
+    // one way now.
     let graph = graph();
     let uses = |from: &str, to: &str| graph.get(from).is_some_and(|edges| edges.contains_key(to));
     assert!(uses("request", "limits") && !uses("limits", "request"), "request -> limits, one way");

@@ -1,4 +1,4 @@
-//! The wasm-bindgen pin, held by a test instead of a comment (issue 29): the
+//! The wasm-bindgen pin, held by a test instead of a comment: the
 //! crate in the browser module's `crates/browser/Cargo.toml` and, optional
 //! (feature `typescript`), in the core's `Cargo.toml` (`wasm-bindgen =
 //! "=X"` in each), the one `Cargo.lock` resolved, and the CLI

@@ -598,7 +598,7 @@ mod tests {
 
     #[test]
     fn a_head_the_conversion_cannot_take_is_a_client_error_with_the_command_s_shape() {
-        // Issue 32: each of these was the host's HTML 500 ("worker failed").
+        // Each of these was once the host's HTML 500 ("worker failed").
         let cases = [
             ("GET", Some("a b"), Some("/health"), 400, r#"the request's host "a b" is not host[:port]"#),
             ("GET", Some(""), Some("/health"), 400, r#"the request's host "" is not host[:port]"#),
@@ -711,7 +711,7 @@ mod tests {
         (code.to_string(), path.to_string(), message.to_string())
     }
 
-    /// Issue 32, finding 10: the parameters are read in the request's order,
+    /// The parameters are read in the request's order,
     /// as the command reads the same arguments: the first problem in the
     /// request is the one reported, at the same path (`os` for `--os`).
     #[test]
@@ -810,7 +810,7 @@ mod tests {
         assert_eq!(error_of(&reply), ("invalid-json".to_string(), String::new()));
     }
 
-    /// Issue 32: a 16 MiB unknown spelling, inside the default limit, was
+    /// A 16 MiB unknown spelling, inside the default limit, was once
     /// compared by edit distance with every known one (27 s in the service):
     /// two at once were answered 500 at the host's timeout. It is a 400 with
     /// the command's error, and no suggestion, at the cost of reading it.

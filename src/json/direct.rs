@@ -2,7 +2,7 @@
 //! parsed (in a browser, `JSON.parse`), read one by one, with the strict
 //! reader's codes, paths and sentences, and no JSON text at all. It serves
 //! forms whose fields are all scalars (`probe()`'s options), so that the
-//! detect-only module carries no JSON reader (BENCHMARKS.md, issue 24);
+//! detect-only module carries no JSON reader (BENCHMARKS.md);
 //! everything else, the planner's requests first, stays with the strict
 //! reader (`from_json`). The unit tests below hold the two readers to the
 //! same answers.
@@ -192,7 +192,7 @@ pub(crate) mod tests {
             Just(("5e-324".to_string(), 5e-324)),
             Just(("1.7976931348623157e+308".to_string(), f64::MAX)),
             // As JSON text may write them, which JavaScript never does:
-            // `plainFields` hands over the text as written (issue 32).
+            // `plainFields` hands over the text as written.
             Just(("5.0".to_string(), 5.0)),
             Just(("1e2".to_string(), 100.0)),
             Just(("1E+3".to_string(), 1000.0)),
@@ -308,7 +308,7 @@ pub(crate) mod tests {
         }
     }
 
-    /// Issue 32, finding 5: JSON text as `plainFields` (crates/browser/src/plain.js)
+    /// JSON text as `plainFields` (crates/browser/src/plain.js)
     /// hands it over, field by field in the text's order with each number's
     /// own text, reads as the strict reader reads the text: `5.0`, `1e2`,
     /// `-0`, `1e-400` and `4294967295.000` are `invalid-value`, a repeated key

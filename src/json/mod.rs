@@ -11,14 +11,14 @@
 //! With the feature `two-pass-reader` (the size-bound modules: the browser's
 //! and the WASI command's), `from_json` is the earlier reader instead
 //! (`two_pass`): the document first, then the typed value from it, 0.5 KB
-//! gzipped smaller and about twice the parse time (BENCHMARKS.md, issue 31).
+//! gzipped smaller and about twice the parse time (BENCHMARKS.md).
 //! The two give the same value or the same error for every text
 //! (`crate::reader_equivalence`, generated mutations of every vector).
 //!
 //! `to_json` writes serde_json's compact text. Except in the size-bound
 //! modules (`serde-json-writer`), the compact writer (`write`) writes it,
 //! without serde_json's `io::Write` calls: 2-3 times faster under wasmtime
-//! (BENCHMARKS.md, issue 31), the same bytes (its tests).
+//! (BENCHMARKS.md), the same bytes (its tests).
 
 #[cfg(any(test, not(feature = "two-pass-reader")))]
 mod de;

@@ -1,5 +1,6 @@
-//! The earlier strict deserializer (tests only): reads a typed value from a
-//! `Json` document that serde_json read first; the reference `de` is held to.
+//! The earlier strict deserializer (the size-bound modules' `from_json`, with
+//! `two-pass-reader`; in tests, the reference `de` is held to): reads a typed
+//! value from a `Json` document that serde_json read first.
 //!
 //! serde's derived structs also accept a JSON array (fields by position), and
 //! a map field (`limits`) would keep the last of two equal keys; the SPEC allows

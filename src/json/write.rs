@@ -7,7 +7,7 @@
 //! those calls away; in wasm32 at opt-level "z" it leaves them as calls
 //! (`Vec::reserve`, `append_elements`, and a `memory.copy` into the host
 //! for every copy), and the answer's write was 1.8 times native under
-//! wasmtime, half of a 100-capsule plan's time (BENCHMARKS.md, issue 31).
+//! wasmtime, half of a 100-capsule plan's time (BENCHMARKS.md).
 //! Here the room is checked once a write (once for a struct's whole
 //! `,"key":`, once for a quoted string), short copies are word moves, and a
 //! string is tested for escapes eight bytes a time (under eight, as one
