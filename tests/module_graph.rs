@@ -2,7 +2,9 @@
 //! from the code's own `crate::` paths must be acyclic, so that the layers
 //! can be read bottom up (the edges, the browser module's included, are
 //! crates of their own, crates/, which Cargo already keeps acyclic). A new
-//! circle fails here, naming the modules and the files that close it.
+//! circle fails here, naming the modules and the files that close it. The
+//! same holds inside the browser crate (crates/browser/src/), whose modules
+//! are siblings that name one another by `super::`.
 //!
 //! How the graph is drawn, from the source (a scan, so that every `cfg` is
 //! seen at once):
@@ -26,6 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+const BROWSER_SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/browser/src");
 
 /// Every `.rs` file under `dir`, sorted.
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -57,15 +60,22 @@ fn code_of(text: &str) -> String {
 /// The module names a `crate::` path starts with, and the root paths
 /// (`crate::Upper`, `crate::*`) found, from a file's code.
 fn crate_paths(code: &str) -> (BTreeSet<String>, Vec<String>) {
+    paths_after(code, "crate::")
+}
+
+/// The module names a path beginning `prefix` (`crate::`, or `super::` in a
+/// crate whose modules are the root's children) starts with, and the root
+/// paths (`prefix` then an upper-case name or `*`).
+fn paths_after(code: &str, prefix: &str) -> (BTreeSet<String>, Vec<String>) {
     let (mut modules, mut root) = (BTreeSet::new(), Vec::new());
-    for (at, _) in code.match_indices("crate::") {
+    for (at, _) in code.match_indices(prefix) {
         // `$crate::` is a macro body's: counted where the macro is expanded.
         // `backend_targets::`-like longer names are not `crate::`.
         let before = code[..at].chars().next_back();
         if before.is_some_and(|c| c == '$' || c == '_' || c.is_alphanumeric()) {
             continue;
         }
-        let rest = &code[at + "crate::".len()..];
+        let rest = &code[at + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             // The top-level names of a group, at depth 1.
             let (mut depth, mut expect_name, mut name) = (1, true, String::new());
@@ -94,7 +104,7 @@ fn crate_paths(code: &str) -> (BTreeSet<String>, Vec<String>) {
     modules.retain(|name| {
         let is_module = name.chars().next().is_some_and(|c| c.is_ascii_lowercase());
         if !is_module {
-            root.push(format!("crate::{name}"));
+            root.push(format!("{prefix}{name}"));
         }
         is_module
     });
@@ -175,6 +185,44 @@ fn graph() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
     graph
 }
 
+/// The browser crate's module graph (`super::` paths between the root's
+/// child modules; `lib.rs` only declares them).
+fn browser_graph() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let mut files = Vec::new();
+    rust_files(Path::new(BROWSER_SRC), &mut files);
+    let mut graph: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for path in files {
+        let name = path.strip_prefix(BROWSER_SRC).unwrap().to_string_lossy().replace('\\', "/");
+        if name == "lib.rs" {
+            continue;
+        }
+        let module = name.split('/').next().unwrap().trim_end_matches(".rs").to_string();
+        let (uses, _) = paths_after(&code_of(&std::fs::read_to_string(&path).unwrap()), "super::");
+        let edges = graph.entry(module.clone()).or_default();
+        for used in uses.into_iter().filter(|used| *used != module) {
+            edges.entry(used).or_default().insert(format!("crates/browser/src/{name}"));
+        }
+    }
+    graph
+}
+
+/// Panics naming the circle in `graph`, if there is one.
+fn assert_no_circle(graph: &BTreeMap<String, BTreeMap<String, BTreeSet<String>>>) {
+    for (module, edges) in graph {
+        eprintln!("{module} -> {}", edges.keys().cloned().collect::<Vec<_>>().join(", "));
+    }
+    if let Some(circle) = find_circle(graph) {
+        let steps: Vec<String> = circle
+            .windows(2)
+            .map(|pair| {
+                let files = graph[&pair[0]][&pair[1]].iter().cloned().collect::<Vec<_>>().join(", ");
+                format!("{} -> {} ({files})", pair[0], pair[1])
+            })
+            .collect();
+        panic!("an import circle:\n{}", steps.join("\n"));
+    }
+}
+
 /// A circle in `graph`, as the modules around it, if there is one.
 fn find_circle(graph: &BTreeMap<String, BTreeMap<String, BTreeSet<String>>>) -> Option<Vec<String>> {
     // Depth-first, with the path on the stack: an edge back into the path closes a circle.
@@ -208,20 +256,22 @@ fn find_circle(graph: &BTreeMap<String, BTreeMap<String, BTreeSet<String>>>) -> 
 
 #[test]
 fn the_modules_import_one_another_without_a_circle() {
-    let graph = graph();
-    for (module, edges) in &graph {
-        eprintln!("{module} -> {}", edges.keys().cloned().collect::<Vec<_>>().join(", "));
-    }
-    if let Some(circle) = find_circle(&graph) {
-        let steps: Vec<String> = circle
-            .windows(2)
-            .map(|pair| {
-                let files = graph[&pair[0]][&pair[1]].iter().cloned().collect::<Vec<_>>().join(", ");
-                format!("{} -> {} ({files})", pair[0], pair[1])
-            })
-            .collect();
-        panic!("an import circle:\n{}", steps.join("\n"));
-    }
+    assert_no_circle(&graph());
+}
+
+#[test]
+fn the_browser_crate_s_modules_import_one_another_without_a_circle() {
+    let graph = browser_graph();
+    // The scan sees the edges it must: the probe calls the verification,
+    // both take the host's helpers, and the verification never the probe.
+    let uses = |from: &str, to: &str| graph.get(from).is_some_and(|edges| edges.contains_key(to));
+    assert!(uses("probe", "verify") && uses("probe", "host") && uses("verify", "host"), "{graph:?}");
+    assert!(uses("planning", "api") && uses("probe", "api"), "{graph:?}");
+    assert!(!uses("verify", "probe"), "verify -> probe would close a circle");
+    let mut circular = graph.clone();
+    circular.entry("verify".into()).or_default().entry("probe".into()).or_default();
+    assert!(find_circle(&circular).is_some(), "a circle is found");
+    assert_no_circle(&graph);
 }
 
 #[test]
