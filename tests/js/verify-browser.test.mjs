@@ -591,3 +591,53 @@ test('options the strict reader refuses are refused once a verdict is kept, as o
   assert.deepEqual(afterKeeping.out, fresh.out, 'the same answers with a verdict kept as without');
   for (const answer of afterKeeping.out) assert.equal(answer.name, 'BackendTargetsError', JSON.stringify(afterKeeping.out));
 });
+
+/** In the page: `arg.runs` module workers one after another
+ *  (tests/js/fixtures/verify-worker.js), each running `detect(arg.options)`
+ *  (with `arg.stuckIndexedDb`, an IndexedDB that never opens); the page ends
+ *  each worker as soon as it answers. Between pairs (`arg.clearEvery`), the
+ *  workers' IndexedDB is deleted. */
+async function inWorkers(arg) {
+  const once = () => new Promise((resolve) => {
+    const worker = new Worker('/tests/js/fixtures/verify-worker.js', { type: 'module' });
+    worker.onmessage = ({ data }) => {
+      worker.terminate();
+      resolve(data);
+    };
+    worker.onerror = (event) => {
+      worker.terminate();
+      resolve({ error: event.message ?? 'worker error' });
+    };
+    worker.postMessage({ options: arg.options, stuckIndexedDb: arg.stuckIndexedDb === true });
+  });
+  const answers = [];
+  for (let run = 0; run < arg.runs; run++) {
+    answers.push(await once());
+    if (arg.clearEvery && (run + 1) % arg.clearEvery === 0) {
+      await new Promise((resolve) => {
+        const request = indexedDB.deleteDatabase('backend-targets');
+        request.onsuccess = request.onerror = request.onblocked = resolve;
+      });
+    }
+  }
+  return { answers };
+}
+
+test('workers: a verdict is kept before detect() answers (a worker that ends on its answer keeps it); storage that never answers is bounded', async () => {
+  const options = { allowFallbackAdapter: true, verify: true };
+  const got = await inPage(null, inWorkers, { options, runs: 6, clearEvery: 2 }, 120_000);
+  assert.ok(!got.hung && !got.threw && got.answers?.length === 6, JSON.stringify(got));
+  for (let pair = 0; pair < 3; pair++) {
+    const [first, second] = got.answers.slice(2 * pair, 2 * pair + 2);
+    assert.ok(['verified', 'slower-than-wasm'].includes(first.reason) && first.cached === false, JSON.stringify(got.answers));
+    assert.equal(second.cached, true, `the first worker's verdict was kept: ${JSON.stringify(got.answers)}`);
+  }
+  // An IndexedDB whose open() never answers: the lookup and the keeping are
+  // under the budget, and the answer comes within timeoutMs + budgetMs.
+  const bounded = await inPage(null, inWorkers,
+    { stuckIndexedDb: true, options: { allowFallbackAdapter: true, verify: { budgetMs: 1000 } }, runs: 1 }, 30_000);
+  assert.ok(!bounded.hung && !bounded.threw, JSON.stringify(bounded));
+  const [answer] = bounded.answers;
+  assert.ok(['verified', 'slower-than-wasm', 'verify-timeout'].includes(answer.reason), JSON.stringify(answer));
+  assert.ok(answer.elapsed <= 2000 + 1000 + SLACK_MS, `answered after ${answer.elapsed} ms`);
+});

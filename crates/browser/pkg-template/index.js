@@ -12,7 +12,7 @@ import init, * as glue from './backend_targets.js';
 // The JS halves: scripts/build.sh points these at wasm-bindgen's copies
 // (snippets/backend-targets-browser-<hash>/src/*.js, from crates/browser/src/),
 // the very modules the glue uses.
-import { lastRequest, now, requestEarly, settle } from './probe.js';
+import { cancelDelay, delay, lastRequest, now, requestEarly, settle } from './probe.js';
 import { takeOutOfMemory } from './boundary.js';
 import { cachedVerdict, verdictKey, warmVerdicts } from './verify.js';
 import {
@@ -96,6 +96,9 @@ let verifier;
 const verification = () => (verifier ??= import('./verified.js'));
 
 const PRECISIONS = ['f32', 'f16'];
+// `verify`'s default budget (the core's DEFAULT_VERIFY_BUDGET_MS): the bound
+// of a kept verdict's lookup here, as of the verification's own.
+const DEFAULT_BUDGET_MS = 1000;
 const CACHES = ['persistent', 'session', 'none'];
 
 /** `verify`'s cache and precision when `options` (already known to ask for a
@@ -104,14 +107,14 @@ const CACHES = ['persistent', 'session', 'none'];
 function verifyOptions(options) {
   const value = typeof options === 'string' ? JSON.parse(options) : options;
   const { verify } = value;
-  if (verify === true) return { value, cache: 'persistent', precision: 'f32' };
+  if (verify === true) return { value, cache: 'persistent', precision: 'f32', budgetMs: DEFAULT_BUDGET_MS };
   if (verify === null || typeof verify !== 'object' || Array.isArray(verify)) return undefined;
   const keys = Object.keys(verify);
   if (keys.some((key) => !['budgetMs', 'precision', 'cache'].includes(key))) return undefined;
-  const { cache = 'persistent', precision = 'f32', budgetMs = 0 } = verify;
+  const { cache = 'persistent', precision = 'f32', budgetMs = DEFAULT_BUDGET_MS } = verify;
   if (!CACHES.includes(cache) || !PRECISIONS.includes(precision) || !Number.isSafeInteger(budgetMs) || budgetMs < 0
     || budgetMs > 2 ** 32 - 1) return undefined;
-  return { value, cache, precision };
+  return { value, cache, precision, budgetMs };
 }
 
 /** The `wasm` preset's target as JSON text, once. */
@@ -168,9 +171,13 @@ async function verifyingCall(options, answer) {
 /** The report `report` (a probe's, with an adapter) with the verdict kept
  *  for its adapter applied, or undefined where none is kept (or anything is
  *  unusual: the verification module answers then). */
-async function keptVerdict(report, { cache, precision }, began) {
+async function keptVerdict(report, { cache, precision, budgetMs }, began) {
   const key = verdictKey(report.adapter, precision);
-  const text = await cachedVerdict(cache, key);
+  // Storage that never answers (an IndexedDB held by another tab) is a
+  // verdict not found, within the budget.
+  const [expired, timer] = delay(budgetMs);
+  const text = await Promise.race([cachedVerdict(cache, key), expired]);
+  cancelDelay(timer);
   if (text === undefined) return undefined;
   try {
     const verdict = JSON.parse(text);

@@ -249,21 +249,25 @@ export async function cachedVerdict(cache, key, maxAgeMs = VERDICT_MAX_AGE_MS) {
   }
 }
 
-/** Keeps `verdict` (JSON text) under `key`. */
+/** Keeps `verdict` (JSON text) under `key`; resolves once it is written
+ *  (a worker's IndexedDB write is done, so that a worker that ends on its
+ *  answer keeps it): to true where the cache asked for kept it, false where
+ *  persistent storage refused it (full, or none: this page's memory keeps
+ *  it then). Never rejects. */
 export function keepVerdict(cache, key, verdict) {
   const kept = JSON.stringify({ at: Date.now(), verdict });
   session.set(key, kept);
-  if (cache !== 'persistent') return;
+  if (cache !== 'persistent') return Promise.resolve(true);
   try {
     const storage = local();
     if (storage) {
       storage.setItem(key, kept);
-      return;
+      return Promise.resolve(true);
     }
   } catch {
-    return; // storage full or refused: the session keeps it
+    return Promise.resolve(false); // storage full or refused: the session keeps it
   }
-  withStore('readwrite', (store) => store.put(kept, key)).catch(() => {});
+  return withStore('readwrite', (store) => store.put(kept, key)).then((stored) => stored !== undefined, () => false);
 }
 
 /** Forgets every kept verdict (this module's memory, localStorage and

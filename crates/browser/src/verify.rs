@@ -46,9 +46,10 @@ extern "C" {
     /// age (the JS half's); resolves to `undefined` otherwise. Never rejects.
     #[wasm_bindgen(js_name = cachedVerdict)]
     fn cached_verdict(cache: &str, key: &str) -> Promise;
-    /// Keeps a verdict (JSON text) under `key`; storage that fails is ignored.
+    /// Keeps a verdict (JSON text) under `key`: resolves once it is written
+    /// (to whether storage took it). Never rejects.
     #[wasm_bindgen(js_name = keepVerdict)]
-    fn keep_verdict(cache: &str, key: &str, text: &str);
+    fn keep_verdict(cache: &str, key: &str, text: &str) -> Promise;
 }
 
 #[wasm_bindgen(module = "/src/probe.js")]
@@ -83,8 +84,15 @@ pub(super) async fn verified(
     let Some(described) = report.adapter.as_ref() else { return report };
     let key = verdict_key(&described.to_json_text(), options.precision.as_str());
     let cache = options.cache.as_str();
+    // The budget counts from the probe's answer: where another entry probed
+    // and handed its adapter over, from that answer, so that loading this
+    // module counts against the budget too. It bounds the storage as well
+    // (an IndexedDB that never answers is a verdict not found, then not kept).
+    let started = verify_start();
+    let deadline = started + f64::from(options.budget_ms);
+    let left = || (deadline - now_ms()).max(0.0);
     if options.cache != VerifyCache::None
-        && let Ok(text) = JsFuture::from(cached_verdict(cache, &key)).await
+        && let Some(Ok(text)) = within(left(), JsFuture::from(cached_verdict(cache, &key))).await
         && let Some(text) = text.as_string()
         && let Ok(mut verdict) = WebGpuVerdict::from_json_text(&text)
         && verdict.verification.adapter_key == key
@@ -93,15 +101,9 @@ pub(super) async fn verified(
         verdict.verification.elapsed_ms = 0.0;
         return report.with_verdict(verdict);
     }
-    // The budget counts from the probe's answer: where another entry probed
-    // and handed its adapter over, from that answer, so that loading this
-    // module counts against the budget too.
-    let started = verify_start();
     let device: Rc<RefCell<Option<wgpu::Device>>> = Rc::default();
     let mut figures = Figures::default();
-    let deadline = started + f64::from(options.budget_ms);
-    let left = (deadline - now_ms()).max(0.0);
-    let outcome = within(left, run(&adapter, options, faults, &device, &mut figures, deadline)).await;
+    let outcome = within(left(), run(&adapter, options, faults, &device, &mut figures, deadline)).await;
     if let Some(device) = device.borrow_mut().take() {
         device.destroy();
     }
@@ -119,8 +121,10 @@ pub(super) async fn verified(
     };
     let verification = figures.into_verification(options, key.clone(), now_ms() - started);
     let verdict = WebGpuVerdict::new(reason, &message, &report.message, verification);
+    // Kept before `detect()` answers (within what is left of the budget): a
+    // worker that ends on its answer keeps it too.
     if options.cache != VerifyCache::None && verdict.reason.is_lasting() {
-        keep_verdict(cache, &key, &verdict.to_json_text());
+        within(left(), JsFuture::from(keep_verdict(cache, &key, &verdict.to_json_text()))).await;
     }
     report.with_verdict(verdict)
 }
