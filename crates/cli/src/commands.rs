@@ -296,18 +296,37 @@ pub(crate) fn wasi_refusal(what: &str) -> Error {
 /// on Linux through `/proc/self/exe`, the file this process runs, which an
 /// upgrade that replaces or removes the command's file mid-run cannot take
 /// away (the path `current_exe` answers would then name the new file, or
-/// none).
+/// none). Always answers: where this executable cannot be named (no `/proc`
+/// mounted), each check that needs a process says so, as a missing fact.
 #[cfg(not(target_family = "wasm"))]
 pub(crate) fn probe_target(target: &Target, timeout_ms: u32) -> Result<NativeResolution, Error> {
     let this_file = std::path::Path::new("/proc/self/exe");
-    let helper = if cfg!(target_os = "linux") && this_file.exists() {
-        Ok(this_file.to_path_buf())
-    } else {
-        std::env::current_exe()
-    };
-    let helper =
-        helper.map_err(|e| Error::new(ErrorCode::Io, "", format!("cannot find this command's executable: {e}")))?;
+    let helper = helper_path(this_file, cfg!(target_os = "linux") && this_file.exists(), std::env::current_exe);
     Ok(backend_targets_native_probe::probe(target, &backend_targets_native_probe::Options { timeout_ms, helper }))
+}
+
+/// The executable the checks run in: `this_file` (`/proc/self/exe`) where
+/// it is there (`here`), else `current_exe`'s answer; where that fails too
+/// (Linux without `/proc`, where it reads `/proc/self/exe`), `this_file`
+/// still on Linux, which the checks then fail to start, each saying why
+/// (`check-crashed`: /proc is not mounted); elsewhere the command on `PATH`,
+/// the probe's default helper.
+#[cfg(not(target_family = "wasm"))]
+fn helper_path(
+    this_file: &std::path::Path,
+    here: bool,
+    current_exe: impl FnOnce() -> std::io::Result<std::path::PathBuf>,
+) -> std::path::PathBuf {
+    if here {
+        return this_file.to_path_buf();
+    }
+    current_exe().unwrap_or_else(|_| {
+        if cfg!(target_os = "linux") {
+            this_file.to_path_buf()
+        } else {
+            backend_targets_native_probe::DEFAULT_HELPER.into()
+        }
+    })
 }
 
 #[cfg(target_family = "wasm")]
@@ -425,4 +444,50 @@ pub(crate) fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Err
         format!("{text}\n")
     };
     Ok(Outcome::printed(text, EXIT_OK))
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use backend_targets::probe::native::NativeReason;
+    use std::path::{Path, PathBuf};
+
+    /// Without `/proc` (a chroot, a container that mounts none), neither
+    /// `/proc/self/exe` nor `current_exe` (which reads it) names this
+    /// executable: the probe still answers, a report, never an `[io]` error;
+    /// a check that needs a process says why it could not start.
+    #[test]
+    fn without_proc_the_probe_still_answers() {
+        let root = std::env::temp_dir().join(format!("backend-targets-no-proc-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        let this_file = root.join("proc/self/exe");
+        let gone = || Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no /proc/self/exe available"));
+        let helper = helper_path(&this_file, this_file.exists(), gone);
+        assert_eq!(helper, this_file);
+        // Where /proc is there, its file; where only `current_exe` answers, that.
+        let here = helper_path(Path::new("/proc/self/exe"), true, gone);
+        assert_eq!(here, PathBuf::from("/proc/self/exe"));
+        let named = helper_path(&this_file, false, || Ok(PathBuf::from("/usr/bin/backend-targets")));
+        assert_eq!(named, PathBuf::from("/usr/bin/backend-targets"));
+        // The probe with that helper: a CPU target needs no process; a CUDA
+        // one's checks cannot start, each saying so.
+        let cpu = backend_targets_native_probe::probe(
+            &Target::linux_cpu(backend_targets::vocab::Architecture::X86_64),
+            &backend_targets_native_probe::Options { timeout_ms: 2000, helper: PathBuf::from("/proc/self/exe") },
+        );
+        assert!(cpu.probe.checks.is_empty(), "{cpu:?}");
+        let cuda = backend_targets_native_probe::probe(
+            &Target::linux_cuda(false),
+            &backend_targets_native_probe::Options { timeout_ms: 2000, helper: helper.clone() },
+        );
+        assert!(!cuda.probe.checks.is_empty());
+        for check in &cuda.probe.checks {
+            assert_eq!(check.reason, NativeReason::CheckCrashed, "{check:?}");
+            // (Named `/proc/self/exe`, as without /proc, it also says that
+            // /proc is not mounted: tests/native_probe.rs, in a namespace.)
+            let named = format!("the {} check could not start ({}: ", check.check, helper.display());
+            assert!(check.message.starts_with(&named), "{}", check.message);
+        }
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }

@@ -131,7 +131,8 @@ pub fn main(stdout_closed_at_start: bool) -> i32 {
 /// Runs one command without touching the process: for tests and embedding.
 /// `probe` and `plan --probe` run their checks in child processes of this
 /// process's executable (`/proc/self/exe` on Linux, else
-/// `std::env::current_exe`), which must answer
+/// `std::env::current_exe`; without either, each such check says that it
+/// could not start), which must answer
 /// `native::HELPER_COMMAND` as `main` does. `stdin` is generic, not
 /// `&mut dyn Read`: a `dyn` reader brings every `Read` method of stdin (and
 /// of `File`, for `--request`) into the binaries, some 4 KB of the WASI module.

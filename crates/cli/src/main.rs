@@ -10,7 +10,8 @@
 //!   (`backend_targets_native_probe::install_termination_handlers`);
 //! - on Linux, adopting what a driver detaches from a check (`setsid`), so
 //!   that it is ended with the checks (`adopt_detached_processes`:
-//!   this process becomes a child subreaper).
+//!   this process becomes a child subreaper, unless it started with a child
+//!   of its own, inherited through exec).
 //!
 //! The modules live in `crates/cli/src/main/` and are this binary's alone: no library
 //! of the workspace names them (tests/library_effects.rs holds that).
@@ -30,8 +31,10 @@ fn main() {
     #[cfg(not(target_family = "wasm"))]
     backend_targets_native_probe::install_termination_handlers();
     // This process's children are the probe's checks only: what a driver
-    // detaches from a check is reparented here and ended with them. (Not in
-    // a check itself, the command started again as its own helper.)
+    // detaches from a check is reparented here and ended with them. Unless
+    // it has children already (inherited through exec): then it adopts
+    // nothing, and leaves them and theirs alone. (Not in a check itself, the
+    // command started again as its own helper.)
     #[cfg(not(target_family = "wasm"))]
     if std::env::args_os().nth(1).is_none_or(|first| first != backend_targets_native_probe::HELPER_COMMAND) {
         backend_targets_native_probe::adopt_detached_processes();

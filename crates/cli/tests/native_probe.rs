@@ -1176,6 +1176,134 @@ fn a_library_that_takes_the_answer_channel_gets_no_answer_written_to_it() {
 }
 
 #[test]
+fn a_library_that_exits_is_reported_as_exiting_with_its_status_and_step() {
+    let s = stand_ins();
+    // A vendor library whose initialiser calls exit(3) (3 was once also the
+    // status the check used for a lost answer channel): the library's exit,
+    // with its status and the step, not a channel it took.
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "load-exit:3")]);
+    assert_eq!(decided(&r, "accelerator", "cuda"), pair("dropped", "check-crashed"), "{r:#}");
+    let cuda = check(&r, "cuda");
+    let message = cuda["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "the library exited the process with status 3 during the load of libcuda.so.1 (its initialisers)"
+        ),
+        "{message}"
+    );
+    assert!(!message.contains("answer channel"), "{message}");
+    assert!(cuda.get("signal").is_none_or(Value::is_null), "{cuda}");
+    // Another status, and an exit inside a call (cuInit's exit(0)).
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "load-exit:1")]);
+    let message = check(&r, "cuda")["message"].as_str().unwrap();
+    assert!(message.contains("with status 1 during the load of libcuda.so.1"), "{message}");
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "exit")]);
+    let message = check(&r, "cuda")["message"].as_str().unwrap();
+    assert!(message.contains("with status 0 during a call into libcuda.so.1"), "{message}");
+    // A crash says its step too.
+    let r = probe(&["linuxCuda"], &[&s.ok], &[("FAKE_CUDA_MODE", "crash")]);
+    let message = check(&r, "cuda")["message"].as_str().unwrap();
+    assert!(message.contains("(SIGSEGV) during a call into libcuda.so.1"), "{message}");
+}
+
+/// Runs `bin args…` as `sh -c` would after starting `sleep 30` in the
+/// background and `exec`ing the command: the sleep is a child the command
+/// inherited through exec, not one it started. Answers the sleep's pid and
+/// the command's status and stdout (the pid's line taken off).
+fn exec_with_an_inherited_child(args: &[&str], env: &[(&str, &str)], stdin: &str) -> (i32, i32, String) {
+    let script = r#"sleep 30 </dev/null >/dev/null 2>&1 & echo $!; exec "$0" "$@""#;
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(script).arg(BIN).args(args);
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.env("PATH", std::env::var_os("PATH").unwrap_or_default()).envs(env.iter().copied());
+    let mut child = cmd.spawn().unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let (pid, rest) = stdout.split_once('\n').unwrap_or_else(|| panic!("no pid line: {stdout:?}"));
+    let status = output.status.code().unwrap_or_else(|| panic!("killed: {}", output.status));
+    (pid.trim().parse().unwrap(), status, rest.to_string())
+}
+
+#[test]
+fn probe_leaves_alone_a_child_it_inherited_through_exec() {
+    let s = stand_ins();
+    let request = r#"{"ops": ["add"], "target": {"os": "linux", "arch": "x86_64"}}"#;
+    let library_path = [("LD_LIBRARY_PATH", s.ok.to_str().unwrap())];
+    for (args, stdin, env) in [
+        (&["probe", "linuxCpu"][..], "", &[][..]),
+        (&["plan", "--probe"], request, &[]),
+        (&["probe", "linuxCuda"], "", &library_path),
+    ] {
+        let (sleep, status, stdout) = exec_with_an_inherited_child(args, env, stdin);
+        let left = alive(sleep);
+        if left {
+            // SAFETY: ends the sleep this case started.
+            unsafe { libc::kill(sleep, libc::SIGKILL) };
+        }
+        assert_eq!(status, 0, "{args:?}: {stdout}");
+        let answer: Value = serde_json::from_str(&stdout).expect(&stdout);
+        assert!(answer.is_object(), "{args:?}: {answer}");
+        assert!(left, "{args:?}: the command killed the sleep {sleep} it inherited through exec, not its probe's");
+    }
+}
+
+/// `unshare -rm sh -c 'mount -t tmpfs none /proc && exec bin args…'`: the
+/// command where no `/proc` is mounted (a chroot, a container without it);
+/// `None` where this machine cannot make such a namespace.
+fn without_proc(args: &[&str], env: &[(&str, &str)], stdin: &str) -> Option<Run> {
+    let script = r#"mount -t tmpfs none /proc && test ! -e /proc/self && exec "$0" "$@""#;
+    let possible = Command::new("unshare")
+        .args(["-rm", "sh", "-c", script, "true"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !possible {
+        return None;
+    }
+    let mut cmd = Command::new("unshare");
+    cmd.args(["-rm", "sh", "-c", script, BIN]).args(args).envs(env.iter().copied());
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = cmd.spawn().unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    Some(Run {
+        json: if stdout.is_empty() { Value::Null } else { serde_json::from_str(&stdout).expect(&stdout) },
+        stderr: String::from_utf8(output.stderr).unwrap(),
+        status: output.status.code().expect("exited, not killed"),
+        wall: start.elapsed(),
+    })
+}
+
+#[test]
+fn without_proc_the_probe_answers_what_it_could_not_check() {
+    let s = stand_ins();
+    let Some(run) = without_proc(&["probe", "linuxCpu"], &[], "") else {
+        eprintln!("skipped: no user and mount namespace here (unshare -rm), so no run without /proc");
+        return;
+    };
+    assert_eq!((run.status, run.stderr.as_str()), (0, ""), "{}", run.stderr);
+    assert_eq!(run.json["probe"]["checks"], json!([]), "{:#}", run.json);
+    assert_eq!(run.json["effective"], run.json["declared"]);
+    // plan --probe plans against it.
+    let request = r#"{"ops": ["add"], "target": {"os": "linux", "arch": "x86_64"}}"#;
+    let run = without_proc(&["plan", "--probe"], &[], request).unwrap();
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(run.json["ok"], true, "{:#}", run.json);
+    // A check that needs a process cannot start: it says so, and why.
+    let run = without_proc(&["probe", "linuxCuda"], &[("LD_LIBRARY_PATH", s.ok.to_str().unwrap())], "").unwrap();
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.wall < Duration::from_secs(5), "{:?}", run.wall);
+    assert_eq!(decided(&run.json, "accelerator", "cuda"), pair("dropped", "check-crashed"), "{:#}", run.json);
+    let message = check(&run.json, "cuda")["message"].as_str().unwrap();
+    assert!(message.contains("/proc is not mounted here"), "{message}");
+}
+
+#[test]
 fn every_value_a_driver_returns_is_bounded_and_checked() {
     let s = stand_ins();
     // 100,000 devices: counted, 64 listed, at once.

@@ -13,6 +13,10 @@
 //!   answer is written only to that pipe (checked by its inode, on
 //!   `ANSWER_FD` or a copy made before any library loaded), never to a file
 //!   a library opened in its place (`LOST_CHANNEL_STATUS`);
+//! - says on that channel, before its answer, which step it is in (a
+//!   library's load, a call into it: `STEP_PREFIX` lines), so that a process
+//!   that ends without an answer is reported with the step it ended in (a
+//!   library that calls `exit(N)` in its initialiser, `N` its status);
 //! - exits at once after its answer (`_exit`: no library destructor runs);
 //! - starts with no signal blocked and every disposition at its default,
 //!   whatever the probe's own were (`child_setup`);
@@ -44,11 +48,58 @@ use backend_targets::probe::native::{CheckReport, NativeCheck, NativeReason};
 #[cfg(unix)]
 pub const ANSWER_FD: i32 = 3;
 
-/// The exit status of a check's process that found, when it came to answer,
-/// that a library had closed or replaced its answer channel (and the copy it
-/// made at its start): it wrote its answer nowhere.
+/// The exit status of a check's process that found, when it came to write on
+/// its answer channel, that a library had closed or replaced it (and the
+/// copy it made at its start): it wrote its answer nowhere. Chosen away
+/// from the statuses a library that ends the process itself uses (0 to a
+/// few, `exit(-1)`'s 255), and above 128 + every signal's number (64), so
+/// that no shell reads it as a signal's end either: any other status is
+/// reported as the library's `exit(N)`, with the step it ended in.
 #[cfg(unix)]
-pub const LOST_CHANNEL_STATUS: i32 = 3;
+pub const LOST_CHANNEL_STATUS: i32 = 193;
+
+/// How a line on the answer channel that names the step the check's process
+/// is in begins (`step the load of libcuda.so.1 (its initialisers)`); the
+/// answer is the first line that does not.
+pub(crate) const STEP_PREFIX: &str = "step ";
+
+/// The longest step a line carries (a library's path may be long), in bytes.
+#[cfg(unix)]
+const MAX_STEP_BYTES: usize = 512;
+
+/// The line that says a check's process is in `step`: control characters
+/// (a newline in a path) replaced, at most `MAX_STEP_BYTES` of it.
+#[cfg(unix)]
+pub(crate) fn step_line(step: &str) -> String {
+    let mut line = String::from(STEP_PREFIX);
+    for c in step.chars() {
+        if line.len() + c.len_utf8() > STEP_PREFIX.len() + MAX_STEP_BYTES {
+            break;
+        }
+        line.push(if c.is_control() { '?' } else { c });
+    }
+    line.push('\n');
+    line
+}
+
+/// One line the channel carried (without its newline): a step, or the answer.
+enum Line {
+    /// (Its text is read on Unix only, where a check's process names its steps.)
+    #[cfg_attr(not(unix), allow(dead_code))]
+    Step(String),
+    Answer(Result<CheckReport, String>),
+}
+
+fn line_in(line: &[u8], check: NativeCheck) -> Line {
+    if let Some(step) = line.strip_prefix(STEP_PREFIX.as_bytes()) {
+        return Line::Step(String::from_utf8_lossy(step).into_owned());
+    }
+    let parsed = std::str::from_utf8(line)
+        .ok()
+        .and_then(|line| backend_targets::json::from_json::<CheckReport>(line).ok())
+        .filter(|report| report.check == check);
+    Line::Answer(parsed.ok_or_else(|| format!("the {check} check's process answered something that is not its report")))
+}
 
 /// The most bytes an answer may take (a report with 64 devices is a few KiB).
 const MAX_ANSWER_BYTES: usize = 1 << 20;
@@ -69,7 +120,14 @@ fn crashed(check: NativeCheck, message: String) -> CheckReport {
 /// not there, what to do.
 fn not_started(check: NativeCheck, helper: &std::path::Path, error: &std::io::Error) -> String {
     let mut message = format!("the {check} check could not start ({}: {error})", helper.display());
-    if error.kind() == std::io::ErrorKind::NotFound {
+    if error.kind() == std::io::ErrorKind::NotFound && helper.starts_with("/proc") {
+        // A program that names its own file through `/proc/self/exe` (the
+        // command does) where no `/proc` is mounted (a chroot, a container).
+        message.push_str(
+            "; /proc is not mounted here, so the program cannot name its own executable to run the check in: \
+             mount /proc (`mount -t proc proc /proc`), or give an absolute helper path",
+        );
+    } else if error.kind() == std::io::ErrorKind::NotFound && helper.components().count() == 1 {
         message.push_str(&format!(
             "; the helper was not found: put the `{}` command on PATH (`cargo install --path crates/cli` in its \
              repository) or name another in `backend_targets_native_probe::Options::helper`",
@@ -79,15 +137,15 @@ fn not_started(check: NativeCheck, helper: &std::path::Path, error: &std::io::Er
     message
 }
 
-/// The report on the first line of `bytes`, once that line is complete:
+/// The report on the first complete line of `bytes` that is not a step:
 /// `Some(Err)` when it is not this check's report.
+#[cfg(not(unix))]
 fn answer_in(bytes: &[u8], check: NativeCheck) -> Option<Result<CheckReport, String>> {
-    let end = bytes.iter().position(|&b| b == b'\n')?;
-    let parsed = std::str::from_utf8(&bytes[..end])
-        .ok()
-        .and_then(|line| backend_targets::json::from_json::<CheckReport>(line).ok())
-        .filter(|report| report.check == check);
-    Some(parsed.ok_or_else(|| format!("the {check} check's process answered something that is not its report")))
+    let mut lines = bytes.split_inclusive(|&b| b == b'\n').filter(|line| line.ends_with(b"\n"));
+    lines.find_map(|line| match line_in(&line[..line.len() - 1], check) {
+        Line::Step(_) => None,
+        Line::Answer(answer) => Some(answer),
+    })
 }
 
 #[cfg(unix)]
@@ -120,7 +178,7 @@ mod unix {
     use super::super::HELPER_COMMAND;
     use super::super::checks::Context;
     use super::super::load::LOADER_PATH_VARIABLE;
-    use super::{ANSWER_FD, LOST_CHANNEL_STATUS, MAX_ANSWER_BYTES, answer_in, crashed, not_started, timed_out};
+    use super::{ANSWER_FD, LOST_CHANNEL_STATUS, Line, MAX_ANSWER_BYTES, crashed, line_in, not_started, timed_out};
     use backend_targets::probe::native::{CheckReport, NativeCheck};
 
     /// One check's process while it runs.
@@ -129,7 +187,12 @@ mod unix {
         child: Child,
         /// The answer channel's read end; `None` once it closed.
         answer: Option<File>,
+        /// What it wrote after its last complete line.
         bytes: Vec<u8>,
+        /// How many bytes it wrote in all.
+        received: usize,
+        /// The step it last said it was in.
+        step: Option<String>,
         /// The slot of its group in `GROUPS`.
         slot: Option<usize>,
     }
@@ -145,6 +208,15 @@ mod unix {
         let start = Instant::now();
         #[cfg(target_os = "linux")]
         PROBING.fetch_add(1, Ordering::SeqCst);
+        // Where this process adopts: the children it has before the checks
+        // start are not the probe's (the program's own, or another probe's
+        // checks), and the sweep leaves them alone.
+        #[cfg(target_os = "linux")]
+        let before: Vec<libc::pid_t> = if ADOPTING.load(Ordering::SeqCst) {
+            children().unwrap_or_default().into_iter().map(|(pid, _)| pid).collect()
+        } else {
+            Vec::new()
+        };
         let mut reports: Vec<Option<CheckReport>> = vec![None; checks.len()];
         let mut running: Vec<(usize, Running)> = Vec::new();
         let mut started: Vec<libc::pid_t> = Vec::new();
@@ -182,7 +254,7 @@ mod unix {
         #[cfg(target_os = "linux")]
         {
             PROBING.fetch_sub(1, Ordering::SeqCst);
-            end_adopted(&started);
+            end_adopted(&started, &before);
             let signal = TERMINATING.load(Ordering::SeqCst);
             if signal != 0 {
                 // SAFETY: raise is async-signal-safe; the handler left the
@@ -217,6 +289,17 @@ mod unix {
 
     #[cfg(target_os = "linux")]
     pub(crate) fn adopt_detached_processes() -> bool {
+        // A live child this process has already (one it inherited through
+        // exec, `sh -c 'job & exec backend-targets probe …'`, or started
+        // itself) is not the probe's, and neither are the orphans its own
+        // children would leave: a subreaper would adopt those too and could
+        // not tell them from what a check detached. Then, or where the
+        // children cannot be read (no /proc), it adopts nothing. (With none,
+        // every process that can later become this one's child descends
+        // from a child it starts after this call.)
+        if !may_adopt(children().as_deref()) {
+            return false;
+        }
         // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes a flag; it changes
         // only which process adopts this process's orphaned descendants.
         let adopted = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) } == 0;
@@ -226,25 +309,40 @@ mod unix {
         adopted
     }
 
+    /// Whether a process whose `children` (pid, zombie) are these may adopt
+    /// orphans: only one with no live child (a zombie has no descendant left
+    /// to orphan: they were reparented when it died), and only where they
+    /// could be read.
+    #[cfg(target_os = "linux")]
+    pub(super) fn may_adopt(children: Option<&[(libc::pid_t, bool)]>) -> bool {
+        children.is_some_and(|children| children.iter().all(|&(_, zombie)| zombie))
+    }
+
     /// Where this process adopts orphans: kills and reaps every child of
     /// this process that is not one of the `checks` it started (all ended by
-    /// now), until none is left and every check has died (its own children
-    /// are reparented here only then), for at most 250 ms: a killed check
-    /// dies within a few milliseconds, but one stuck in the kernel dies only
-    /// when it leaves it, and the probe's answer must not wait for that.
+    /// now), nor one it had `before` they started, nor a check another probe
+    /// of this process is running, until none is left and every check has
+    /// died (its own children are reparented here only then), for at most
+    /// 250 ms: a killed check dies within a few milliseconds, but one stuck
+    /// in the kernel dies only when it leaves it, and the probe's answer
+    /// must not wait for that.
     #[cfg(target_os = "linux")]
-    fn end_adopted(checks: &[libc::pid_t]) {
+    fn end_adopted(checks: &[libc::pid_t], before: &[libc::pid_t]) {
         if !ADOPTING.load(Ordering::SeqCst) {
             return;
         }
         let until = Instant::now() + Duration::from_millis(250);
+        let running = |pid: libc::pid_t| GROUPS.iter().any(|group| group.load(Ordering::SeqCst) == pid);
         loop {
-            let children = children();
+            let children = children().unwrap_or_default();
             let mut adopted = false;
             let mut checks_alive = false;
             for (pid, zombie) in children {
                 if checks.contains(&pid) {
                     checks_alive |= !zombie;
+                    continue;
+                }
+                if before.contains(&pid) || running(pid) {
                     continue;
                 }
                 adopted = true;
@@ -264,23 +362,65 @@ mod unix {
     }
 
     /// This process's children (from `/proc`), each with whether it is a
-    /// zombie.
+    /// zombie; `None` where `/proc` cannot be read.
     #[cfg(target_os = "linux")]
-    fn children() -> Vec<(libc::pid_t, bool)> {
+    fn children() -> Option<Vec<(libc::pid_t, bool)>> {
         // SAFETY: getpid has no preconditions.
         let me = unsafe { libc::getpid() };
-        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-        entries
+        let proc = Path::new("/proc");
+        listed_children(proc, me).or_else(|| children_in(proc, me))
+    }
+
+    /// The children of `parent` as its threads' `children` files at `proc`
+    /// list them (`/proc/PID/task/TID/children`, zombies too: a few reads),
+    /// each with whether it is a zombie; `None` where a kernel built without
+    /// them (`CONFIG_PROC_CHILDREN`) has none, or one cannot be read.
+    #[cfg(target_os = "linux")]
+    pub(super) fn listed_children(proc: &Path, parent: libc::pid_t) -> Option<Vec<(libc::pid_t, bool)>> {
+        let mut listed = Vec::new();
+        for task in std::fs::read_dir(proc.join(parent.to_string()).join("task")).ok()? {
+            let text = std::fs::read_to_string(task.ok()?.path().join("children")).ok()?;
+            listed.extend(text.split_whitespace().filter_map(|pid| pid.parse::<libc::pid_t>().ok()));
+        }
+        // A child that ended and was reaped meanwhile is left out.
+        let children = listed.into_iter().filter_map(|pid| {
+            let (ppid, zombie) = stat_of(proc, pid)?;
+            (ppid == parent).then_some((pid, zombie))
+        });
+        Some(children.collect())
+    }
+
+    /// The children of `parent` that the process table at `proc` (`/proc`)
+    /// lists, each with whether it is a zombie, from every process's `stat`
+    /// (where no `children` file is); `None` where it cannot be read. A
+    /// process that ends while it is read is left out.
+    #[cfg(target_os = "linux")]
+    pub(super) fn children_in(proc: &Path, parent: libc::pid_t) -> Option<Vec<(libc::pid_t, bool)>> {
+        let entries = std::fs::read_dir(proc).ok()?;
+        // A /proc that lists no process at all (this one's is always there)
+        // is not a process table: an empty folder where none is mounted.
+        let mut any = false;
+        let children = entries
             .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<libc::pid_t>().ok())
             .filter_map(|pid| {
-                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-                // `pid (comm) state ppid ...`; comm may hold anything, `)` too.
-                let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
-                let state = fields.next()?;
-                let parent: libc::pid_t = fields.next()?.parse().ok()?;
-                (parent == me).then_some((pid, state == "Z"))
+                any = true;
+                let (ppid, zombie) = stat_of(proc, pid)?;
+                (ppid == parent).then_some((pid, zombie))
             })
-            .collect()
+            .collect();
+        any.then_some(children)
+    }
+
+    /// The parent of `pid` and whether it is a zombie, from its `stat` at
+    /// `proc`.
+    #[cfg(target_os = "linux")]
+    fn stat_of(proc: &Path, pid: libc::pid_t) -> Option<(libc::pid_t, bool)> {
+        let stat = std::fs::read_to_string(proc.join(pid.to_string()).join("stat")).ok()?;
+        // `pid (comm) state ppid ...`; comm may hold anything, `)` too.
+        let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
+        let state = fields.next()?;
+        let ppid: libc::pid_t = fields.next()?.parse().ok()?;
+        Some((ppid, state == "Z"))
     }
 
     fn spawn(helper: &Path, check: NativeCheck, context: &Context) -> Result<Running, String> {
@@ -316,7 +456,7 @@ mod unix {
         // The child holds the write end now; the parent's copy must close, or
         // the channel never reports its end.
         drop(write);
-        Ok(Running { check, child, answer: Some(File::from(read)), bytes: Vec::new(), slot })
+        Ok(Running { check, child, answer: Some(File::from(read)), bytes: Vec::new(), received: 0, step: None, slot })
     }
 
     /// `SIGTERM`, `SIGINT` and `SIGHUP` blocked on this thread while it
@@ -461,7 +601,7 @@ mod unix {
                 if let Some(outcome) = read_new(process) {
                     return Some(outcome.unwrap_or_else(|message| crashed(check, message)));
                 }
-                Some(exited_without_answer(check, status))
+                Some(exited_without_answer(check, status, process.step.as_deref()))
             }
             Ok(None) if past_deadline => Some(timed_out(check, timeout_ms, "its process group was killed")),
             Ok(None) => None,
@@ -469,8 +609,9 @@ mod unix {
         }
     }
 
-    /// The new bytes on the channel: `Some` once the answer's line is
-    /// complete (or too long); `None` while it is not.
+    /// The new bytes on the channel: the steps it names are noted; `Some`
+    /// once the answer's line is complete (or too long); `None` while it is
+    /// not.
     fn read_new(process: &mut Running) -> Option<Result<CheckReport, String>> {
         let check = process.check;
         let file = process.answer.as_mut()?;
@@ -482,15 +623,22 @@ mod unix {
                     break;
                 }
                 Ok(n) => {
-                    let seen = process.bytes.len();
+                    process.received += n;
+                    // Only the new bytes are searched for a line's end: the
+                    // bytes kept hold none (complete lines are taken out).
+                    let mut from = process.bytes.len();
                     process.bytes.extend_from_slice(&chunk[..n]);
-                    // Only the new bytes are searched for the line's end.
-                    if process.bytes[seen..].contains(&b'\n') {
-                        return answer_in(&process.bytes, check);
+                    while let Some(at) = process.bytes[from..].iter().position(|&b| b == b'\n') {
+                        let line: Vec<u8> = process.bytes.drain(..=from + at).collect();
+                        match line_in(&line[..line.len() - 1], check) {
+                            Line::Step(step) => process.step = Some(step),
+                            Line::Answer(answer) => return Some(answer),
+                        }
+                        from = 0;
                     }
-                    if process.bytes.len() > MAX_ANSWER_BYTES {
+                    if process.received > MAX_ANSWER_BYTES {
                         return Some(Err(format!(
-                            "the {check} check's process answered more than {MAX_ANSWER_BYTES} bytes without ending its line"
+                            "the {check} check's process wrote more than {MAX_ANSWER_BYTES} bytes without an answer"
                         )));
                     }
                 }
@@ -501,25 +649,39 @@ mod unix {
         None
     }
 
-    fn exited_without_answer(check: NativeCheck, status: ExitStatus) -> CheckReport {
-        match status.signal() {
-            Some(signal) => {
+    /// The report of a check's process that ended without an answer, in
+    /// `step` (the last it named, if any).
+    fn exited_without_answer(check: NativeCheck, status: ExitStatus, step: Option<&str>) -> CheckReport {
+        let during = step.map(|step| format!(" during {step}")).unwrap_or_default();
+        match (status.signal(), status.code()) {
+            (Some(signal), _) => {
                 let mut report = crashed(
                     check,
-                    format!("the {check} check's process was killed by signal {signal} ({})", signal_name(signal)),
+                    format!(
+                        "the {check} check's process was killed by signal {signal} ({}){during}",
+                        signal_name(signal)
+                    ),
                 );
                 report.signal = Some(signal);
                 report
             }
-            None if status.code() == Some(LOST_CHANNEL_STATUS) => crashed(
+            (None, Some(LOST_CHANNEL_STATUS)) => crashed(
                 check,
                 format!(
-                    "the {check} check's process lost its answer channel: a library it loaded closed or replaced \
-                     file descriptor {ANSWER_FD} (and the copy made before it loaded), so the answer was written \
-                     nowhere ({status})"
+                    "the {check} check's process lost its answer channel{during}: a library it loaded closed or \
+                     replaced file descriptor {ANSWER_FD} (and the copy made before it loaded), so the answer was \
+                     written nowhere ({status})"
                 ),
             ),
-            None => crashed(check, format!("the {check} check's process exited ({status}) without an answer")),
+            // It ended itself in a library's code: the library's `exit(N)`.
+            (None, Some(code)) if step.is_some() => crashed(
+                check,
+                format!(
+                    "the {check} check's process ended without an answer: the library exited the process with \
+                     status {code}{during}"
+                ),
+            ),
+            (None, _) => crashed(check, format!("the {check} check's process exited ({status}) without an answer")),
         }
     }
 
@@ -723,4 +885,88 @@ pub(crate) fn in_threads(
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process table at a folder of the test's (`/proc`'s layout): each
+    /// `(pid, stat line)`.
+    #[cfg(target_os = "linux")]
+    fn table(name: &str, processes: &[(i32, &str)]) -> std::path::PathBuf {
+        let root = std::env::temp_dir().join(format!("native-probe-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        for (pid, stat) in processes {
+            let dir = root.join(pid.to_string());
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("stat"), stat).unwrap();
+        }
+        root
+    }
+
+    /// The children are read from the table where it is there; where no
+    /// `/proc` is mounted (missing, or an empty folder) they are unknown, not
+    /// none, and a process that has them unknown adopts nothing.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn children_are_read_from_the_process_table_or_unknown_without_one() {
+        use unix::{children_in, listed_children, may_adopt};
+        let root = table(
+            "table",
+            &[
+                (10, "10 (parent) S 1 10 10 0"),
+                (11, "11 (a (tricky) name) S 10 11 10 0"),
+                (12, "12 (zombie) Z 10 12 10 0"),
+                (13, "13 (other) S 1 13 13 0"),
+                (14, "garbled"),
+            ],
+        );
+        std::fs::create_dir_all(root.join("self")).unwrap();
+        let mut children = children_in(&root, 10).unwrap();
+        children.sort();
+        assert_eq!(children, [(11, false), (12, true)]);
+        assert_eq!(children_in(&root, 13), Some(vec![]));
+        // Through the threads' `children` files, where the kernel has them
+        // (13 is listed but is another's child now: left out).
+        assert_eq!(listed_children(&root, 10), None, "no children files: the table is read instead");
+        for (task, listed) in [(10, "11 13 "), (15, "12")] {
+            let dir = root.join("10/task").join(task.to_string());
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("children"), listed).unwrap();
+        }
+        let mut listed = listed_children(&root, 10).unwrap();
+        listed.sort();
+        assert_eq!(listed, children);
+        assert!(!may_adopt(Some(&children)), "a live child: nothing is adopted");
+        assert!(may_adopt(Some(&[(12, true)])), "a zombie has no descendant left to orphan");
+        assert!(may_adopt(Some(&[])));
+        let empty = table("empty", &[]);
+        assert_eq!(children_in(&empty, 10), None, "an empty folder where /proc is not mounted");
+        assert_eq!(children_in(&root.join("missing"), 10), None);
+        assert!(!may_adopt(None), "children unknown: nothing is adopted");
+        let _ = std::fs::remove_dir_all(&root);
+        let _ = std::fs::remove_dir_all(&empty);
+    }
+
+    /// The channel's lines: steps (sanitised, bounded), then the answer.
+    #[cfg(unix)]
+    #[test]
+    fn steps_come_before_the_answer_on_the_channel() {
+        let line = step_line("the load of /opt/x\nstep evil (its initialisers)");
+        assert_eq!(line, "step the load of /opt/x?step evil (its initialisers)\n");
+        let long = step_line(&"é".repeat(1000));
+        assert!(long.len() <= STEP_PREFIX.len() + MAX_STEP_BYTES + 1 && long.ends_with("é\n"), "{long}");
+        let check = NativeCheck::Cuda;
+        match line_in(line.trim_end().as_bytes(), check) {
+            Line::Step(step) => assert_eq!(step, "the load of /opt/x?step evil (its initialisers)"),
+            Line::Answer(_) => panic!("a step read as the answer"),
+        }
+        let report = CheckReport::new(check, NativeReason::NoDevice, String::from("none"));
+        let answer = backend_targets::json::to_json(&report);
+        assert!(matches!(line_in(answer.as_bytes(), check), Line::Answer(Ok(r)) if r == report));
+        assert!(matches!(line_in(answer.as_bytes(), NativeCheck::Rocm), Line::Answer(Err(_))));
+        assert!(matches!(line_in(b"garbage", check), Line::Answer(Err(_))));
+    }
 }

@@ -111,11 +111,18 @@ impl Default for Options {
 /// while a probe runs (and the probe installed its handler: the signal's
 /// action was the default), the probe does that first, then the signal ends
 /// the process (within some 300 ms). Answers whether it took effect (false
-/// elsewhere, or where the kernel refused).
+/// elsewhere, where the kernel refused, or where this process already has a
+/// live child or its children cannot be read: see below).
 ///
 /// This changes the whole process, so `probe` never does it by itself: call
-/// it only in a process whose every child is the probe's (a process it did
-/// not start that becomes its child would be killed too). The
+/// it early, in a process whose every child will be the probe's. A process
+/// that has a live child when it calls this (one it inherited through
+/// `exec`, as in `sh -c 'job & exec backend-targets probe …'`, or started
+/// itself) adopts nothing: the orphans that child's own children leave would
+/// be adopted too, and could not be told from what a check detached. The
+/// children a process has when a probe starts are left alone by that
+/// probe's sweep; a process it starts later, while a probe runs, is not
+/// (nor the orphans of one it started after this call). The
 /// `backend-targets` command calls it at its start (`crates/cli/src/main.rs`).
 pub fn adopt_detached_processes() -> bool {
     isolate::adopt_detached_processes()
@@ -232,11 +239,12 @@ fn row_check(row: &checks::Row) -> Option<NativeCheck> {
 /// The helper's side, for the arguments after `HELPER_COMMAND`: `<check>
 /// [--driver-version MAJOR.MINOR]`. Runs the check in this process, writes
 /// its report as one JSON line on the answer channel (file descriptor 3 on
-/// Unix, which the probe opens; stdout where it was not open at the start,
-/// or elsewhere; on Unix nowhere, exit status 3, when a library closed or
-/// replaced it),
-/// and ends the process at once: no library destructor runs after the
-/// answer. Exit status 0, or 2 for arguments it does not know.
+/// Unix, which the probe opens, after lines naming the step it is in, each
+/// library's load and the calls into it; stdout where it was not open at the
+/// start, or elsewhere; on Unix nowhere, exit status 193, when a library
+/// closed or replaced it), and ends the process at once: no library
+/// destructor runs after the answer. Exit status 0, or 2 for arguments it
+/// does not know.
 pub fn serve_check(args: &[OsString]) -> ! {
     let check = args.first().and_then(|a| a.to_str()).and_then(NativeCheck::from_spelling);
     let driver = match &args[1.min(args.len())..] {
@@ -250,12 +258,36 @@ pub fn serve_check(args: &[OsString]) -> ! {
     };
     disable_core_dumps();
     // Before any library loads: what the channel is.
-    let channel = Channel::at_start();
-    let report = checks::run(check, &Context { search: LoaderPath::from_env(), driver });
+    let channel = CHANNEL.get_or_init(Channel::at_start);
+    // A panic in the check's own code is its answer too, never an exit
+    // that reads as a library's (a release build aborts: `SIGABRT`).
+    let context = Context { search: LoaderPath::from_env(), driver };
+    let report = std::panic::catch_unwind(|| checks::run(check, &context)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        CheckReport::new(check, NativeReason::CheckCrashed, format!("the {check} check panicked: {what}"))
+    });
     let mut line = to_json(&report);
     line.push('\n');
     channel.write_answer(line.as_bytes());
     exit_now(0)
+}
+
+/// The answer channel of this process, where it is a check's
+/// (`serve_check`); unset elsewhere (a probe on threads of its caller).
+static CHANNEL: std::sync::OnceLock<Channel> = std::sync::OnceLock::new();
+
+/// In a check's process, says on its channel which step it is in now
+/// (`what`: `the load of libcuda.so.1 (its initialisers)`), so that the probe
+/// can say where a process that ended without an answer ended. Nothing
+/// elsewhere.
+pub(crate) fn step(what: impl FnOnce() -> String) {
+    if let Some(channel) = CHANNEL.get() {
+        channel.write_step(&what());
+    }
 }
 
 /// The answer channel as the check's process found it at its start, before
@@ -286,20 +318,35 @@ impl Channel {
         Self { identity, copy }
     }
 
-    /// Writes the answer on the channel the probe opened: on `ANSWER_FD` if
-    /// it is still the channel, else on the copy if that still is; with
-    /// neither, writes nothing and exits `isolate::LOST_CHANNEL_STATUS`,
-    /// which the probe reports as a lost channel. Where no channel was open
-    /// at the start, on stdout.
+    /// Writes the answer on the channel the probe opened (`write`). Where
+    /// no channel was open at the start, on stdout.
     fn write_answer(&self, bytes: &[u8]) {
-        use std::os::fd::FromRawFd;
-        let Some(identity) = self.identity else {
+        if self.identity.is_none() {
             let _ = std::io::stdout().write_all(bytes);
             let _ = std::io::stdout().flush();
             return;
-        };
-        let still =
-            [isolate::ANSWER_FD, self.copy].into_iter().find(|&fd| fd >= 0 && identity_of(fd) == Some(identity));
+        }
+        self.write(bytes);
+    }
+
+    /// Writes the line that names `step` on the channel (`write`); nothing
+    /// where no channel was open at the start (stdout is a person's).
+    fn write_step(&self, step: &str) {
+        if self.identity.is_some() {
+            self.write(isolate::step_line(step).as_bytes());
+        }
+    }
+
+    /// Writes `bytes` on the channel the probe opened: on `ANSWER_FD` if it
+    /// is still the channel, else on the copy if that still is; with
+    /// neither, writes nothing and exits `isolate::LOST_CHANNEL_STATUS` at
+    /// once (no answer can reach the probe), which the probe reports as a
+    /// lost channel.
+    fn write(&self, bytes: &[u8]) {
+        use std::os::fd::FromRawFd;
+        let still = self.identity.and_then(|identity| {
+            [isolate::ANSWER_FD, self.copy].into_iter().find(|&fd| fd >= 0 && identity_of(fd) == Some(identity))
+        });
         let Some(fd) = still else { exit_now(isolate::LOST_CHANNEL_STATUS) };
         // SAFETY: the descriptor is open (fstat just succeeded on it) and
         // not owned elsewhere in this process (the probe passed it, or it is
@@ -331,6 +378,9 @@ impl Channel {
         let _ = std::io::stdout().write_all(bytes);
         let _ = std::io::stdout().flush();
     }
+
+    /// The answer is stdout's only line here: no step is said.
+    fn write_step(&self, _step: &str) {}
 }
 
 /// Ends this process without running exit handlers or library destructors

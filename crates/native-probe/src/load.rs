@@ -182,6 +182,9 @@ pub(crate) fn open(name: &OsStr, search: &LoaderPath) -> Result<Loaded, String> 
             return Err(message);
         }
     }
+    // The loader runs the library's initialisers (and its dependencies'):
+    // the step a process that ends here ended in (a library's `exit(N)`).
+    super::step(|| format!("the load of {shown} (its initialisers)"));
     // SAFETY: `load`'s contract: this runs only inside a check
     // (`checks::run`), in a child process of the helper where one is given
     // (`Options::helper`; the command always gives itself), else on a thread
@@ -189,6 +192,8 @@ pub(crate) fn open(name: &OsStr, search: &LoaderPath) -> Result<Loaded, String> 
     // in a vendor's initialiser is the caller's. (That a safe `native::probe`
     // can reach the latter is issue 29's open point.)
     let library = unsafe { load(&target) }.map_err(|error| loader_message(name, &error))?;
+    // What runs next in vendor code is a call into it (or its threads).
+    super::step(|| format!("a call into {shown}"));
     let (library, resolved) = resolved_path(library);
     let loaded_as = resolved.map_or_else(|| PathBuf::from(&target), PathBuf::from);
     let path = std::fs::canonicalize(&loaded_as).unwrap_or_else(|_| loaded_as.clone()).to_string_lossy().into_owned();

@@ -16,6 +16,9 @@
  *   crash        cuInit dereferences NULL (SIGSEGV)
  *   abort        cuInit calls abort() (SIGABRT)
  *   exit         cuInit calls exit(0): the process ends without an answer
+ *   load-exit:N  a constructor calls exit(N) while the library loads, as a
+ *                vendor library's initialiser that gives up on a broken
+ *                installation does (exit(3) is a common choice)
  *   daemon       cuInit forks a process that sleeps 30 s holding every
  *                descriptor (writing its pid and its parent's, the check's,
  *                to FAKE_CUDA_PIDFILE), then
@@ -76,6 +79,7 @@ static void hang_forever(void) {
 static void destructor_hang(void) { hang_forever(); }
 
 __attribute__((constructor)) static void on_load(void) {
+    if (prefixed("load-exit:")) exit(atoi(mode() + 10));
     if (is("stdio")) printf("fake libcuda: loaded ");
     if (is("destructor-hang")) atexit(destructor_hang);
 }
