@@ -436,7 +436,7 @@ test('Chromium with --enable-unsafe-webgpu: SwiftShader answers, webGpu is kept'
     await t.test('the root README\'s snippet decides wasm on a software adapter', async () => {
       // The README's lines, as written, up to the runtime's import.
       const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-      const snippet = readme.slice(readme.indexOf('```js\n') + 6, readme.indexOf('const ort = await import'));
+      const snippet = readme.slice(readme.indexOf('```js\n') + 6, readme.indexOf('const ort = '));
       const body = snippet.replace("import init, { detect, executionProviders } from 'backend-targets';",
         "const { default: init, detect, executionProviders } = await import('/pkg/index.js');")
         .replace('console.log(providers[0], resolution.changes[0].reason);', 'return [providers, resolution.changes[0].reason];');
