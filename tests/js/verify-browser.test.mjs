@@ -460,17 +460,26 @@ test('detect() without verify answers as before and fetches no verification; wit
 });
 
 test('honest figures: gpuMs is a measurement (within 2× of the workload timed uncut), and no work is left queued', async () => {
-  const out = await inPage(null, uncutAndAfter, { options: NO_CACHE }, 60_000);
-  assert.ok(!out.hung && !out.threw, JSON.stringify(out));
+  // Within a factor of two of the uncut runs (of their range). SwiftShader's
+  // runs on 2 cores now and then differ by 2.5× from one moment to the next
+  // (seen: 82.8 ms against a yardstick of 33.2 ms, then 48.5 against 43.2
+  // in the next page): a page whose figure misses is tried once more. The
+  // cut figures this holds against missed by 10-40×, in every page.
+  let out;
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    out = await inPage(null, uncutAndAfter, { options: NO_CACHE }, 60_000);
+    assert.ok(!out.hung && !out.threw, JSON.stringify(out));
+    const v = out.verification;
+    console.log(`SwiftShader, attempt ${attempt}: gpuMs ${v.gpuMs} (uncut ${out.uncutRange.map((ms) => ms.toFixed(1)).join('-')} `
+      + `ms a pass, ${out.passes} a readback), wasmMs ${v.wasmMs} on a ${v.timerResolutionMs} ms clock, ${out.reason}; `
+      + `a plain detect() ${out.plainBefore.toFixed(1)} ms before the verification, ${out.plainAfter.toFixed(1)} ms after`);
+    const [fastest, slowest] = out.uncutRange;
+    out.within = v.gpuMs >= fastest / 2 && v.gpuMs <= slowest * 2;
+    if (out.within) break;
+  }
   const v = out.verification;
-  console.log(`SwiftShader: gpuMs ${v.gpuMs} (uncut yardstick ${out.uncutMs.toFixed(2)} ms a pass, ${out.passes} a readback), wasmMs ${v.wasmMs} `
-    + `on a ${v.timerResolutionMs} ms clock, ${out.reason}; a plain detect() ${out.plainBefore.toFixed(1)} ms before the `
-    + `verification, ${out.plainAfter.toFixed(1)} ms after`);
   assert.ok(v.gpuMs > 0 && v.gpuMsMoreThan === undefined, JSON.stringify(v));
-  // Within a factor of two of the uncut runs (of their range: SwiftShader's
-  // runs on 2 cores differ by up to 1.5× from one to the next).
-  const [fastest, slowest] = out.uncutRange;
-  assert.ok(v.gpuMs >= fastest / 2 && v.gpuMs <= slowest * 2, `gpuMs ${v.gpuMs} against ${out.uncutRange} uncut`);
+  assert.ok(out.within, `gpuMs ${v.gpuMs} against ${out.uncutRange} uncut, twice`);
   assert.ok(v.timerResolutionMs > 0 && v.timerResolutionMs <= 1, JSON.stringify(v));
   // The message says the same figures (as numbers: the core writes a whole
   // one as 82.0, where JSON.stringify writes 82).
