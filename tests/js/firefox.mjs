@@ -5,6 +5,7 @@
 // chromium.mjs's, over puppeteer's API.
 // Not a test file: `node --test tests/js/` does not pick it up.
 import puppeteer from 'puppeteer-core';
+import { inPagesOf } from './pages.mjs';
 
 export const FIREFOX = process.env.FIREFOX ?? '/usr/bin/firefox-esr';
 
@@ -69,62 +70,12 @@ export function launchFirefox(prefs = {}) {
   });
 }
 
-/** Whether a page whose body hung still runs its own code: `true` if it
- *  answers within 2 s (a body awaiting a promise that never settles), else
- *  `false` (a frozen page). */
-async function stillRuns(page) {
-  let timer;
-  const frozen = new Promise((resolve) => { timer = setTimeout(() => resolve(false), 2_000); });
-  const alive = await Promise.race([page.evaluate(() => true).catch(() => false), frozen]);
-  clearTimeout(timer);
-  return alive;
-}
-
-/**
- * Runs each of `bodies` (functions of `arg`, run with `page.evaluate`) in a
- * page of its own, one after another, in one fresh context of `browser` (one
- * user context: their storage is shared), each page opened at `url` with
- * `standIn(arg)` run before its scripts (`evaluateOnNewDocument`). Each
- * body's answer, `{ threw }` for one that threw, or `{ hung: true, stage }`
- * when it has not answered after `limitMs` (a probe that never settles, a
- * frozen page; `stage`: what the body last set `globalThis.__stage` to, and
- * `pageAnswers`: whether the page still runs code); each with the page's
- * uncaught errors (`pageErrors`: Firefox reports a CSP violation there too).
- */
-export async function inPages(browser, url, standIn, bodies, arg = {}, limitMs = 30_000) {
-  const context = await browser.createBrowserContext();
-  try {
-    const answers = [];
-    for (const body of bodies) {
-      const page = await context.newPage();
-      const errors = [];
-      page.on('pageerror', (error) => errors.push(error.message));
-      // `globalThis.__stage`, as a body sets it, reaches here as it is set:
-      // a frozen page still says where it stopped.
-      let stage = '(none set)';
-      page.on('console', (message) => {
-        if (message.text().startsWith('__stage ')) stage = message.text().slice('__stage '.length);
-      });
-      await page.evaluateOnNewDocument(() => {
-        let current;
-        Object.defineProperty(globalThis, '__stage', {
-          configurable: true,
-          get: () => current,
-          set: (value) => { current = value; console.debug(`__stage ${value}`); },
-        });
-      });
-      if (standIn) await page.evaluateOnNewDocument(standIn, arg);
-      await page.goto(url);
-      let timer;
-      const hung = new Promise((resolve) => { timer = setTimeout(() => resolve({ hung: true }), limitMs); });
-      let answer = await Promise.race([page.evaluate(body, arg).catch((error) => ({ threw: error.message })), hung]);
-      clearTimeout(timer);
-      if (answer.hung) answer = { ...answer, stage, pageAnswers: await stillRuns(page) };
-      answers.push({ ...answer, pageErrors: errors });
-      await page.close();
-    }
-    return answers;
-  } finally {
-    await context.close();
-  }
+/** `pages.mjs`'s `inPagesOf` in this engine (puppeteer): `browser`'s fresh context,
+ *  `standIn(arg)` run before each page's scripts. */
+export function inPages(browser, url, standIn, bodies, arg = {}, limitMs = 30_000) {
+  const engine = {
+    newContext: () => browser.createBrowserContext(),
+    beforeScripts: (page, fn, value) => page.evaluateOnNewDocument(fn, value),
+  };
+  return inPagesOf(engine, url, standIn, bodies, arg, limitMs);
 }
