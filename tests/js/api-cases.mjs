@@ -478,7 +478,7 @@ export function defineApiSuite(label, getApi, { wasmExport, getTestApi }) {
           assert.ok(e.message.includes(`"${spelling}"`), e.message);
         }
         const withLoneSurrogate = '{"ops":[],"target":{"os":"a' + String.fromCharCode(0xd800) + 'b"}}';
-        // A lone surrogate is refused, never replaced with U+FFFD (issue 12).
+        // A lone surrogate is refused, never replaced with U+FFFD: UTF-8 cannot carry it.
         const lone = throwsCode(() => api().planJson(withLoneSurrogate), 'invalid-json', '', 'lone surrogate');
         assert.ok(lone.message.includes('lone surrogate at UTF-16 index 27'), lone.message);
         for (let k = 0; k < 8; k++) {
@@ -488,7 +488,7 @@ export function defineApiSuite(label, getApi, { wasmExport, getTestApi }) {
           assert.ok(e.message.includes(`"${spelling}"`), e.message);
         }
         // 200 KB of multi-byte names (each within the nameBytes limit) come back whole;
-        // a message quotes a long value only in part (issue 12).
+        // a message quotes a long value only in part, so that it stays short.
         const names = Array.from({ length: 200 }, (_, i) => `${'é'.repeat(500)}${i}`);
         const capsules = names.map((name) => ({ name, op: 'add', provider: 'reference', device: 'cpu', trustLevel: 'checked', vjpMode: 'torchLeanTape' }));
         const out = api().planJson(JSON.stringify({ ops: ['add'], capsules }));

@@ -1,4 +1,4 @@
-// One command table (issue 29): the command's (crates/cli/src/help.rs,
+// One command table for every edge: the command's (crates/cli/src/help.rs,
 // `COMMANDS`, which its help prints and its dispatch follows) is what the
 // npm package's exports answer to. Each command maps to the exports that
 // give the same answer; every export the package has is either one of

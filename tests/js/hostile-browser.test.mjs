@@ -1,4 +1,4 @@
-// Hostile navigator.gpu (issue 23, findings 1-8) in a real headless Chromium:
+// Hostile navigator.gpu (the eight findings below, each a test) in a real headless Chromium:
 // each case sets a stand-in with addInitScript before the page loads the
 // package (pkg/index.js), then probes. What is checked: detect() and probe()
 // settle within timeoutMs (plus a small slack) whatever navigator.gpu does,

@@ -1,4 +1,4 @@
-// Hostile input (issue 12) through the built package's Node entry
+// Hostile input (inputs built to exhaust or confuse) through the built package's Node entry
 // (pkg/node.js) and the WASI module: the limits and their option, a lone
 // surrogate and a symbol-keyed property refused in every entry, limit values
 // above 2^53 refused everywhere, the probe with a WebGPU polyfill in Node,
@@ -123,7 +123,7 @@ test('memory exhausted inside the module ends in a clean error, and the next cal
   assert.ok(error instanceof Error, 'it ends in an error');
   assert.doesNotMatch(String(error.message), /out of bounds/);
   assert.equal(api.plan({ ops: ['add'] }).ok, true);
-  // Issue 23: the memory the interrupted call held was never freed, so only
+  // Before, the memory the interrupted call held was never freed, so only
   // a tiny call still answered. Now the call says what happened, as a
   // BackendTargetsError, and the next one runs on a fresh instance: big
   // calls answer too, again and again.
@@ -155,7 +155,7 @@ test('WASI: output that cannot be written is an error, never exit 0', () => {
   assert.equal(out.stdout.at(-1), 0x0a);
 });
 
-// ------------------------------------------------------------------ issue 23
+// ------------------------------ WASI streams, large inputs and outputs, the module's bounds
 
 /** Runs `command` under bash with pipefail; returns { status, stderr }. */
 function pipeline(command, input) {

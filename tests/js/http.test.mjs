@@ -286,7 +286,7 @@ for (const host of hosts()) describe(host.name, () => {
   }
 
   test('a head the component cannot convert: a 4xx in the command\'s shape, not the host\'s 500', { timeout: 60_000 }, async () => {
-    // Issue 32: each of these was wasmtime serve's HTML 500 ("worker failed").
+    // Each of these was once wasmtime serve's HTML 500 ("worker failed").
     // Under the other hosts some never reach the component: what each host
     // does is HEADS[host] (README, "The service on other hosts"), held here
     // so that the README is corrected when that changes.

@@ -165,7 +165,7 @@ describe('probe.js: readAdapter', () => {
     assert.deepEqual(read.limits, {});
   });
 
-  // Issue 23: an answer whose features or limits cannot be read was an
+  // An answer whose features or limits cannot be read was once taken for an
   // adapter with nothing in it ("adapter-available"); it is not an adapter.
   test('an answer that is not an object, or whose features or limits cannot be read, throws a sentence saying so', () => {
     const unreadable = (adapter, why) => assert.throws(() => probe.readAdapter(adapter, 1024, 1024, 1024), (e) => why.test(e.message), String(why));

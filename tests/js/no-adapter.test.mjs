@@ -1,4 +1,5 @@
-// The detect-only entry's answer without the module (issue 31): where there
+// The detect-only entry's answer without the module (so that a page with no
+// adapter never fetches or compiles it): where there
 // is no adapter to probe, pkg/detect.js answers detect() and probe() itself,
 // and must answer byte for byte what its module answers, for every option it
 // takes that path with, and must leave every other option to the module.

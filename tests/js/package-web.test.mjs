@@ -27,7 +27,7 @@ test('pkg/index.js is one module: it imports nothing but the verification, on de
 });
 
 test('before init, calls fail; initSync({ module }) initialises once', async () => {
-  // Every function says so (issue 23: a raw TypeError before), and probe and
+  // Every function says so (a raw TypeError before), and probe and
   // detect reject rather than throw.
   const first = /^\[usage\] at \(top level\): call init\(\) first/;
   for (const [name, fn] of Object.entries(index)) {
@@ -81,7 +81,7 @@ const testIndex = await import(pathToFileURL(join(ROOT, 'pkg-test', 'index.js'))
 testIndex.initSync({ module: readFileSync(join(ROOT, 'pkg-test', 'backend_targets_bg.wasm')) });
 defineApiSuite('browser entry (pkg/index.js, initSync)', () => index, { wasmExport: 'wasmPreset', getTestApi: () => testIndex });
 
-// Issue 23: a failed init left the glue holding the wrong module, and a later
+// A failed init once left the glue holding the wrong module, and a later
 // correct init was ignored. Each case loads the entry afresh.
 test('a .wasm that is not this package\'s is refused before it is instantiated; the right one still initialises', async () => {
   const right = readFileSync(join(PKG, 'backend_targets_bg.wasm'));

@@ -155,7 +155,7 @@ test('invalid options reject (not throw) with a code and a path', async () => {
   assert.ok(pending instanceof Promise);
   await rejectsWith(pending, 'invalid-value', 'timeoutMs');
   await rejectsWith(bt.probe({ bogus: 1 }), 'unknown-field', 'bogus');
-  // A number out of a count's range is invalid-value, like -1 (issue 12).
+  // A number out of a count's range is invalid-value, like -1.
   await rejectsWith(bt.probe({ timeoutMs: 1.5 }), 'invalid-value', 'timeoutMs');
   await rejectsWith(bt.probe({ timeoutMs: '100' }), 'wrong-type', 'timeoutMs');
   await rejectsWith(bt.probe([]), 'wrong-type', '');
@@ -172,7 +172,7 @@ test('invalid options reject (not throw) with a code and a path', async () => {
   assert.equal((await bt.probe()).reason, 'no-navigator');
 });
 
-// Issue 24: the detect-only module (backend-targets/detect, which runs in
+// The detect-only module (backend-targets/detect, which runs in
 // Node too when given its .wasm) holds no JSON reader: it reads an options
 // object directly, where the full package reads its JSON text with the strict
 // reader. The two must answer alike, error for error.

@@ -129,7 +129,7 @@ for (const [runtime, run] of Object.entries(runtimes)) {
   });
 }
 
-// Issue 23: wasmtime's own failures share the status numbers with the
+// wasmtime's own failures share the status numbers with the
 // command's (1 is also "not plannable", 2 also "invalid input"). The README
 // says how a caller tells them apart; each row of its table is produced here.
 test('wasmtime: every row of the README\'s "what a caller sees" table, as wasmtime produces it', () => {

@@ -212,7 +212,7 @@ fn help_is_derived_from_the_tables() {
     assert!(out.stderr.contains(r#"unknown command "plans": did you mean "plan"?"#), "{}", out.stderr);
 }
 
-/// Issue 32, finding 9: every argument an error echoes is quoted as JSON and
+/// Every argument an error echoes is quoted as JSON and
 /// cut past 64 bytes, so that stderr stays one line (a newline, an escape or
 /// a direction override in an argument cannot break or turn it) and a
 /// 100,000-byte argument is not repeated whole.
@@ -287,7 +287,7 @@ fn probe_help_lists_every_reason() {
     }
 }
 
-/// Issue 33, item 9: a message says what to do, in the command's words: a
+/// A message says what to do, in the command's words: a
 /// preset option by its flag, what a misspelled option most likely meant, an
 /// empty stdin as empty, and how to raise a limit.
 #[test]

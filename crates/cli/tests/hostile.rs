@@ -1,4 +1,4 @@
-//! Hostile input (issue 12) met by the command as a process: full disks,
+//! Hostile input (inputs built to exhaust or confuse) met by the command as a process: full disks,
 //! closed streams, reads bounded by the byte limit, options given twice.
 //! (What the library alone meets: tests/hostile.rs in the core.)
 
