@@ -39,7 +39,10 @@ fn main() {
     if std::env::args_os().nth(1).is_none_or(|first| first != backend_targets_native_probe::HELPER_COMMAND) {
         backend_targets_native_probe::adopt_detached_processes();
     }
-    std::process::exit(backend_targets_cli::main(closed_stdout::at_start()));
+    // SAFETY: this is the program's `main`, and a process started as a
+    // check (`HELPER_COMMAND`) is the probe's isolated child, which it gives
+    // up to the check.
+    std::process::exit(unsafe { backend_targets_cli::main(closed_stdout::at_start()) });
 }
 
 // The browser build has no command line.

@@ -248,18 +248,32 @@ impl Context {
 }
 
 /// Runs one check in this process, timed.
-pub(crate) fn run(check: NativeCheck, context: &Context) -> CheckReport {
+///
+/// # Safety
+///
+/// Unless the check loads nothing here (`loads_nothing`), it loads vendor
+/// libraries into this process, where their initialisers run, and calls
+/// into them: the caller must ensure this process may suffer what they do
+/// (`load::open`'s contract): a check's own child process (`serve_check`),
+/// or one whose owner accepted it (`probe_in_threads`).
+pub(crate) unsafe fn run(check: NativeCheck, context: &Context) -> CheckReport {
     let start = Instant::now();
     let search = &context.search;
     let mut report = match check {
-        NativeCheck::Cuda => super::cuda::check(search),
+        // SAFETY: forwarded: each check's contract is this function's.
+        NativeCheck::Cuda => unsafe { super::cuda::check(search) },
         NativeCheck::CuBlas | NativeCheck::CuFft | NativeCheck::CuDnn | NativeCheck::LibTorch => {
-            super::libraries::check(check, context.driver, search)
+            // SAFETY: forwarded, as above.
+            unsafe { super::libraries::check(check, context.driver, search) }
         }
-        NativeCheck::Rocm => super::runtimes::rocm(search),
-        NativeCheck::Metal => super::metal::check(),
-        NativeCheck::Tpu => super::runtimes::tpu(search),
-        NativeCheck::Neuron => super::runtimes::neuron(search),
+        // SAFETY: forwarded, as above.
+        NativeCheck::Rocm => unsafe { super::runtimes::rocm(search) },
+        // SAFETY: forwarded, as above.
+        NativeCheck::Metal => unsafe { super::metal::check() },
+        // SAFETY: forwarded, as above.
+        NativeCheck::Tpu => unsafe { super::runtimes::tpu(search) },
+        // SAFETY: forwarded, as above.
+        NativeCheck::Neuron => unsafe { super::runtimes::neuron(search) },
         // A check the core names that this probe does not run (the vocabulary
         // may grow first): said so, never guessed.
         _ => CheckReport::new(check, NativeReason::NotProbeable, format!("this probe has no {check} check")),

@@ -71,8 +71,14 @@ impl std::fmt::Display for CudaVersion {
 }
 
 /// Runs the CUDA check in this process.
-pub(crate) fn check(search: &LoaderPath) -> CheckReport {
-    let Loaded { library, path, name, .. } = match open_first(DRIVER, search) {
+///
+/// # Safety
+///
+/// Loads the CUDA driver into this process, where their initialisers run: the caller must
+/// ensure this process may suffer what they do (`load::open`'s contract).
+pub(crate) unsafe fn check(search: &LoaderPath) -> CheckReport {
+    // SAFETY: forwarded: this function's contract is `open_first`'s.
+    let Loaded { library, path, name, .. } = match unsafe { open_first(DRIVER, search) } {
         Ok(loaded) => loaded,
         Err(message) => {
             return CheckReport::new(

@@ -845,7 +845,14 @@ pub(crate) fn in_processes(
 
 /// Runs `checks` on threads of this process until `deadline`; a check still
 /// running then is abandoned (its thread stays blocked in the library).
-pub(crate) fn in_threads(
+///
+/// # Safety
+///
+/// The checks load vendor libraries into this process, where their
+/// initialisers run, and call into them: the caller must ensure this
+/// process may suffer what they do, past the deadline too
+/// (`probe_in_threads`'s contract).
+pub(crate) unsafe fn in_threads(
     checks: &[NativeCheck],
     context: &Context,
     deadline: Instant,
@@ -856,7 +863,8 @@ pub(crate) fn in_threads(
         let answer = sender.clone();
         let context = context.clone();
         let spawned = thread::Builder::new().name(format!("probe-{check}")).spawn(move || {
-            let _ = answer.send((index, run(check, &context)));
+            // SAFETY: forwarded: `run`'s contract is this function's.
+            let _ = answer.send((index, unsafe { run(check, &context) }));
         });
         if let Err(error) = spawned {
             let _ = sender.send((index, crashed(check, format!("the {check} check's thread did not start: {error}"))));

@@ -157,7 +157,9 @@ pub const fn host_arch() -> Architecture {
 /// library runs in a child process of `options.helper`: a crash, a hang or
 /// a library's output there cannot reach the caller.
 pub fn probe(target: &Target, options: &Options) -> NativeResolution {
-    probe_with(target, options.timeout_ms, Some(&options.helper))
+    // SAFETY: with a helper, every check that loads a library runs in a
+    // child process of it, never in this one.
+    unsafe { probe_with(target, options.timeout_ms, Some(&options.helper)) }
 }
 
 /// `probe`, with each check that loads a vendor library run on a thread of
@@ -176,22 +178,34 @@ pub fn probe(target: &Target, options: &Options) -> NativeResolution {
 /// dispositions or the environment, start threads or processes, and stays
 /// loaded. Use [`probe`] unless the process can afford that.
 pub unsafe fn probe_in_threads(target: &Target, timeout_ms: u32) -> NativeResolution {
-    probe_with(target, timeout_ms, None)
+    // SAFETY: forwarded: without a helper, `probe_with`'s contract is this
+    // function's.
+    unsafe { probe_with(target, timeout_ms, None) }
 }
 
 /// The probe: the checks in `helper`'s child processes, or (`None`) on
 /// threads of this process.
-fn probe_with(target: &Target, timeout_ms: u32, helper: Option<&std::path::Path>) -> NativeResolution {
+///
+/// # Safety
+///
+/// With a helper, none: every check that loads a library runs in a child
+/// process of it. Without one (`None`), the checks load vendor libraries
+/// into this process, where their initialisers run: the caller must uphold
+/// `probe_in_threads`'s contract.
+unsafe fn probe_with(target: &Target, timeout_ms: u32, helper: Option<&std::path::Path>) -> NativeResolution {
     let start = Instant::now();
     let deadline = start + Duration::from_millis(u64::from(timeout_ms));
     let search = LoaderPath::from_env();
     let run = |checks: Vec<NativeCheck>, context: &Context| -> Vec<CheckReport> {
         // Checks that load nothing here answer at once, without a process.
         let (here, isolated): (Vec<_>, Vec<_>) = checks.into_iter().partition(|&c| checks::loads_nothing(c));
-        let mut reports: Vec<CheckReport> = here.into_iter().map(|c| checks::run(c, context)).collect();
+        // SAFETY: these checks load nothing on this platform (`loads_nothing`).
+        let mut reports: Vec<CheckReport> = here.into_iter().map(|c| unsafe { checks::run(c, context) }).collect();
         reports.extend(match helper {
             Some(helper) => isolate::in_processes(helper, &isolated, context, deadline, timeout_ms),
-            None => isolate::in_threads(&isolated, context, deadline, timeout_ms),
+            // SAFETY: forwarded: without a helper, `in_threads`'s contract
+            // is this function's.
+            None => unsafe { isolate::in_threads(&isolated, context, deadline, timeout_ms) },
         });
         reports
     };
@@ -245,7 +259,19 @@ fn row_check(row: &checks::Row) -> Option<NativeCheck> {
 /// closed or replaced it), and ends the process at once: no library
 /// destructor runs after the answer. Exit status 0, or 2 for arguments it
 /// does not know.
-pub fn serve_check(args: &[OsString]) -> ! {
+///
+/// # Safety
+///
+/// The check loads vendor libraries (`libcuda`, cuDNN, HIP, libtorch, …)
+/// into this process, where their initialisers run, and calls into them:
+/// foreign code that may crash, abort, exit or hang the process, write to
+/// its stdout or stderr, change its signal dispositions or environment,
+/// start threads or processes. The caller must ensure this process is one
+/// it may give up to that: the child process a probe started for this
+/// check (`HELPER_COMMAND`, in its own process group, stdout and stderr on
+/// `/dev/null`, `/` as its working directory), or one started by hand to
+/// run it. It never returns: the process ends here.
+pub unsafe fn serve_check(args: &[OsString]) -> ! {
     let check = args.first().and_then(|a| a.to_str()).and_then(NativeCheck::from_spelling);
     let driver = match &args[1.min(args.len())..] {
         [] => Some(None),
@@ -262,7 +288,8 @@ pub fn serve_check(args: &[OsString]) -> ! {
     // A panic in the check's own code is its answer too, never an exit
     // that reads as a library's (a release build aborts: `SIGABRT`).
     let context = Context { search: LoaderPath::from_env(), driver };
-    let report = std::panic::catch_unwind(|| checks::run(check, &context)).unwrap_or_else(|panic| {
+    // SAFETY: forwarded: `run`'s contract is this function's.
+    let report = std::panic::catch_unwind(|| unsafe { checks::run(check, &context) }).unwrap_or_else(|panic| {
         let what = panic
             .downcast_ref::<&str>()
             .map(|s| s.to_string())

@@ -95,7 +95,12 @@ enum Tried {
 
 /// A library check: the newest usable candidate, judged against the
 /// driver's version (`driver`, when the CUDA check read it).
-pub(crate) fn check(check: NativeCheck, driver: Option<CudaVersion>, search: &LoaderPath) -> CheckReport {
+///
+/// # Safety
+///
+/// Loads the check's candidate libraries into this process, where their initialisers run: the caller must
+/// ensure this process may suffer what they do (`load::open`'s contract).
+pub(crate) unsafe fn check(check: NativeCheck, driver: Option<CudaVersion>, search: &LoaderPath) -> CheckReport {
     let mut names: Vec<(OsString, Option<u32>)> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     if check == NativeCheck::LibTorch {
@@ -110,7 +115,8 @@ pub(crate) fn check(check: NativeCheck, driver: Option<CudaVersion>, search: &Lo
     let mut opened: Vec<String> = Vec::new();
     for (name, major) in &names {
         let shown = name.to_string_lossy().into_owned();
-        match try_one(check, name, *major, driver, search, &mut opened) {
+        // SAFETY: forwarded: this function's contract is `try_one`'s.
+        match unsafe { try_one(check, name, *major, driver, search, &mut opened) } {
             Tried::Usable(mut report) => {
                 let mut passed = Vec::new();
                 passed.extend(too_new.iter().map(|(n, m)| format!("{n} needs a CUDA {m} driver")));
@@ -177,7 +183,12 @@ pub(crate) fn check(check: NativeCheck, driver: Option<CudaVersion>, search: &Lo
 }
 
 /// Loads one candidate and asks it its first question.
-fn try_one(
+///
+/// # Safety
+///
+/// Loads the candidate (and, for cuDNN, its parts) into this process, where their initialisers run: the caller must
+/// ensure this process may suffer what they do (`load::open`'s contract).
+unsafe fn try_one(
     check: NativeCheck,
     name: &OsString,
     major_by_name: Option<u32>,
@@ -185,7 +196,8 @@ fn try_one(
     search: &LoaderPath,
     opened: &mut Vec<String>,
 ) -> Tried {
-    let Loaded { library, path, loaded_as, name: asked } = match open(name, search) {
+    // SAFETY: forwarded: this function's contract is `open`'s.
+    let Loaded { library, path, loaded_as, name: asked } = match unsafe { open(name, search) } {
         Ok(loaded) => loaded,
         Err(words) => return Tried::NotFound(words),
     };
@@ -202,7 +214,8 @@ fn try_one(
         std::mem::forget(library);
         return Tried::TooNew(asked, major);
     }
-    let answer = first_call(check, &library, &loaded_as, search);
+    // SAFETY: forwarded: this function's contract is `first_call`'s.
+    let answer = unsafe { first_call(check, &library, &loaded_as, search) };
     // Stay loaded: the process ends soon, and a caller probing on a thread
     // is about to use it.
     std::mem::forget(library);
@@ -271,7 +284,18 @@ fn cudart_major(library: &Library, entry: &str) -> Option<u32> {
     (1000..100_000).contains(&version).then_some(version as u32 / 1000)
 }
 
-fn first_call(check: NativeCheck, library: &Library, loaded_as: &Path, search: &LoaderPath) -> Result<Answer, String> {
+/// Asks `library` the check's first question.
+///
+/// # Safety
+///
+/// May load cuDNN's parts (`cudnn`) into this process, where their initialisers run: the caller must
+/// ensure this process may suffer what they do (`load::open`'s contract).
+unsafe fn first_call(
+    check: NativeCheck,
+    library: &Library,
+    loaded_as: &Path,
+    search: &LoaderPath,
+) -> Result<Answer, String> {
     match check {
         NativeCheck::CuBlas => Ok(Answer {
             version: Some(property_version(library, "cublasGetProperty")?),
@@ -280,7 +304,8 @@ fn first_call(check: NativeCheck, library: &Library, loaded_as: &Path, search: &
         NativeCheck::CuFft => {
             Ok(Answer { version: Some(property_version(library, "cufftGetProperty")?), cuda_major: None })
         }
-        NativeCheck::CuDnn => cudnn(library, loaded_as, search),
+        // SAFETY: forwarded: this function's contract is `cudnn`'s.
+        NativeCheck::CuDnn => unsafe { cudnn(library, loaded_as, search) },
         NativeCheck::LibTorch => libtorch(library),
         _ => Err("is not a library check".into()),
     }
@@ -288,7 +313,12 @@ fn first_call(check: NativeCheck, library: &Library, loaded_as: &Path, search: &
 
 /// cuDNN: its sub-libraries (version 9) are there, then `cudnnGetVersion()`
 /// answers, and `cudnnGetCudartVersion()` says which CUDA it was built for.
-fn cudnn(library: &Library, loaded_as: &Path, search: &LoaderPath) -> Result<Answer, String> {
+///
+/// # Safety
+///
+/// Loads cuDNN 9's sub-libraries into this process, where their initialisers run: the caller must
+/// ensure this process may suffer what they do (`load::open`'s contract).
+unsafe fn cudnn(library: &Library, loaded_as: &Path, search: &LoaderPath) -> Result<Answer, String> {
     // SAFETY: `size_t cudnnGetVersion(void)`.
     let get_version =
         unsafe { symbol::<SizeQuery>(library, "cudnnGetVersion") }.map_err(|m| format!("cannot answer: {m}"))?;
@@ -302,10 +332,9 @@ fn cudnn(library: &Library, loaded_as: &Path, search: &LoaderPath) -> Result<Ans
         for sub in CUDNN9_SUB_LIBRARIES {
             // As the shim finds them: beside it (DT_RPATH $ORIGIN), or through the loader.
             let beside = folder.as_ref().map(|f| f.join(sub)).filter(|p| p.exists());
-            let loaded = match beside {
-                Some(file) => open(file.as_os_str(), search),
-                None => open(std::ffi::OsStr::new(sub), search),
-            };
+            let name = beside.as_ref().map_or(std::ffi::OsStr::new(sub), |file| file.as_os_str());
+            // SAFETY: forwarded: this function's contract is `open`'s.
+            let loaded = unsafe { open(name, search) };
             match loaded {
                 Ok(sub) => std::mem::forget(sub.library),
                 Err(words) => return Err(format!("is missing a part it loads on its first call: {words}")),

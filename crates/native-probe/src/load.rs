@@ -91,10 +91,16 @@ impl LoaderPath {
 /// Opens the first of `candidates` that loads (newest first). On failure,
 /// every candidate's loader message, joined: the one that says which
 /// dependency is missing is among them.
-pub(crate) fn open_first<S: AsRef<OsStr>>(candidates: &[S], search: &LoaderPath) -> Result<Loaded, String> {
+///
+/// # Safety
+///
+/// As [`open`]'s, for each candidate it tries: the libraries load into this
+/// process.
+pub(crate) unsafe fn open_first<S: AsRef<OsStr>>(candidates: &[S], search: &LoaderPath) -> Result<Loaded, String> {
     let mut messages = Vec::new();
     for name in candidates {
-        match open(name.as_ref(), search) {
+        // SAFETY: forwarded: this function's contract is `open`'s.
+        match unsafe { open(name.as_ref(), search) } {
             Ok(loaded) => return Ok(loaded),
             Err(message) => messages.push(message),
         }
@@ -162,7 +168,18 @@ pub(crate) unsafe fn returned_text(text: *const c_char) -> Option<String> {
 }
 
 /// Opens one library by name (searched) or by path (a `/` in it).
-pub(crate) fn open(name: &OsStr, search: &LoaderPath) -> Result<Loaded, String> {
+///
+/// # Safety
+///
+/// The library loads into this process: the loader runs its initialisers
+/// (and those of the libraries it needs) here, foreign code that may do
+/// anything to the process (crash or abort it, exit it, hang, write to its
+/// stdout or stderr, change its signal dispositions or environment, start
+/// threads or processes), and it stays loaded. The caller must ensure that
+/// this process may suffer that: it is a check's own child process, which
+/// the probe started to be given up (`serve_check`), or a process whose
+/// owner accepted it for itself (`probe_in_threads`).
+pub(crate) unsafe fn open(name: &OsStr, search: &LoaderPath) -> Result<Loaded, String> {
     let shown = name.to_string_lossy().into_owned();
     let path = Path::new(name);
     if path.components().count() > 1 && !path.is_absolute() {
@@ -185,12 +202,7 @@ pub(crate) fn open(name: &OsStr, search: &LoaderPath) -> Result<Loaded, String> 
     // The loader runs the library's initialisers (and its dependencies'):
     // the step a process that ends here ended in (a library's `exit(N)`).
     super::step(|| format!("the load of {shown} (its initialisers)"));
-    // SAFETY: `load`'s contract: this runs only inside a check
-    // (`checks::run`), in a child process of the helper where one is given
-    // (`Options::helper`; the command always gives itself), else on a thread
-    // of the caller's process, where `Options::helper` documents that a crash
-    // in a vendor's initialiser is the caller's. (That a safe `native::probe`
-    // can reach the latter is issue 29's open point.)
+    // SAFETY: forwarded: `load`'s contract is this function's (the caller's).
     let library = unsafe { load(&target) }.map_err(|error| loader_message(name, &error))?;
     // What runs next in vendor code is a call into it (or its threads).
     super::step(|| format!("a call into {shown}"));

@@ -4,8 +4,14 @@
 
 use backend_targets::probe::native::{CheckReport, NativeCheck, NativeReason};
 
+/// Runs the Metal check in this process.
+///
+/// # Safety
+///
+/// Loads the Metal and CoreGraphics frameworks into this process, where their initialisers run: the caller must
+/// ensure this process may suffer what they do (`load::open`'s contract).
 #[cfg(target_os = "macos")]
-pub(crate) fn check() -> CheckReport {
+pub(crate) unsafe fn check() -> CheckReport {
     use super::load::{LoaderPath, open, symbol};
     use std::ffi::{OsStr, c_void};
 
@@ -18,10 +24,12 @@ pub(crate) fn check() -> CheckReport {
     let check = NativeCheck::Metal;
     // Both by absolute path: no search.
     let search = LoaderPath::default();
-    if let Ok(graphics) = open(OsStr::new(CORE_GRAPHICS), &search) {
+    // SAFETY: forwarded: this function's contract is `open`'s.
+    if let Ok(graphics) = unsafe { open(OsStr::new(CORE_GRAPHICS), &search) } {
         std::mem::forget(graphics.library);
     }
-    let loaded = match open(OsStr::new(METAL), &search) {
+    // SAFETY: as above.
+    let loaded = match unsafe { open(OsStr::new(METAL), &search) } {
         Ok(loaded) => loaded,
         Err(message) => {
             return CheckReport::new(check, NativeReason::DriverNotFound, format!("Metal did not load: {message}"));
@@ -45,7 +53,12 @@ pub(crate) fn check() -> CheckReport {
     report
 }
 
+/// The Metal check off macOS, which loads nothing (`checks::loads_nothing`).
+///
+/// # Safety
+///
+/// None here; `unsafe` as the macOS check is, which loads the frameworks.
 #[cfg(not(target_os = "macos"))]
-pub(crate) fn check() -> CheckReport {
+pub(crate) unsafe fn check() -> CheckReport {
     CheckReport::new(NativeCheck::Metal, NativeReason::UnsupportedPlatform, "Metal exists only on macOS")
 }

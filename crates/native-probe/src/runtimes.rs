@@ -167,9 +167,15 @@ impl Hip {
 
 /// The HIP runtime: loads, its versions (read before `hipInit`),
 /// `hipInit(0)`, `hipGetDeviceCount` ≥ 1.
-pub(crate) fn rocm(search: &LoaderPath) -> CheckReport {
+///
+/// # Safety
+///
+/// Loads the HIP runtime into this process, where their initialisers run: the caller must
+/// ensure this process may suffer what they do (`load::open`'s contract).
+pub(crate) unsafe fn rocm(search: &LoaderPath) -> CheckReport {
     let check = NativeCheck::Rocm;
-    let Loaded { library, path, name, .. } = match open_first(&runtime_candidates(check), search) {
+    // SAFETY: forwarded: this function's contract is `open_first`'s.
+    let Loaded { library, path, name, .. } = match unsafe { open_first(&runtime_candidates(check), search) } {
         Ok(loaded) => loaded,
         Err(message) => {
             let message = format!("the HIP runtime did not load: {message}");
@@ -223,23 +229,42 @@ pub(crate) fn device_nodes(dir: &Path, prefixes: &[&str]) -> Vec<String> {
 
 /// TPU: an accelerator device node (`/dev/accel*` on v2–v4, `/dev/vfio/N`
 /// from v5), then libtpu loads.
-pub(crate) fn tpu(search: &LoaderPath) -> CheckReport {
+///
+/// # Safety
+///
+/// Loads libtpu into this process, where their initialisers run: the caller must
+/// ensure this process may suffer what they do (`load::open`'s contract).
+pub(crate) unsafe fn tpu(search: &LoaderPath) -> CheckReport {
     let mut nodes = device_nodes(Path::new("/dev"), &["accel"]);
     nodes.extend(device_nodes(Path::new("/dev/vfio"), &[""]));
-    node_and_library(NativeCheck::Tpu, nodes, "no TPU device node (/dev/accel*, /dev/vfio/N)", search)
+    // SAFETY: forwarded: this function's contract is `node_and_library`'s.
+    unsafe { node_and_library(NativeCheck::Tpu, nodes, "no TPU device node (/dev/accel*, /dev/vfio/N)", search) }
 }
 
 /// Neuron: a device node (`/dev/neuron*`), then the Neuron runtime loads.
-pub(crate) fn neuron(search: &LoaderPath) -> CheckReport {
+///
+/// # Safety
+///
+/// Loads the Neuron runtime into this process, where their initialisers run: the caller must
+/// ensure this process may suffer what they do (`load::open`'s contract).
+pub(crate) unsafe fn neuron(search: &LoaderPath) -> CheckReport {
     let nodes = device_nodes(Path::new("/dev"), &["neuron"]);
-    node_and_library(NativeCheck::Neuron, nodes, "no Neuron device node (/dev/neuron*)", search)
+    // SAFETY: forwarded: this function's contract is `node_and_library`'s.
+    unsafe { node_and_library(NativeCheck::Neuron, nodes, "no Neuron device node (/dev/neuron*)", search) }
 }
 
-fn node_and_library(check: NativeCheck, nodes: Vec<String>, missing: &str, search: &LoaderPath) -> CheckReport {
+/// The device nodes, then the runtime's library, which loads where there are nodes.
+///
+/// # Safety
+///
+/// Loads the runtime's library into this process, where their initialisers run: the caller must
+/// ensure this process may suffer what they do (`load::open`'s contract).
+unsafe fn node_and_library(check: NativeCheck, nodes: Vec<String>, missing: &str, search: &LoaderPath) -> CheckReport {
     if nodes.is_empty() {
         return CheckReport::new(check, NativeReason::NoDevice, missing);
     }
-    let mut report = match open_first(&runtime_candidates(check), search) {
+    // SAFETY: forwarded: this function's contract is `open_first`'s.
+    let mut report = match unsafe { open_first(&runtime_candidates(check), search) } {
         Ok(Loaded { library, path, name, .. }) => {
             std::mem::forget(library);
             let message = format!("{} device node(s) and the runtime from {path}", nodes.len());
