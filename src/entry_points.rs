@@ -85,7 +85,6 @@ json_text_forms! {
         crate::probe::web::ProbeReport;
 }
 
-#[cfg(feature = "verdicts")]
 json_text_forms! {
     write: crate::probe::web::WebGpuVerdict;
     read: crate::probe::web::WebGpuVerdict;

@@ -235,7 +235,6 @@ pub(crate) fn reject_repeats<'a>(values: impl Iterator<Item = &'a str>, path: &s
 /// overrides and isolates, the line and paragraph separators) are written
 /// `\uXXXX` too: JSON reads them back the same, and a quoted value cannot
 /// turn the rest of a line of stderr or a log around.
-#[cfg(feature = "hidden-escapes")]
 pub(crate) fn quoted(text: &str) -> String {
     // Writing a `str` into a `Vec` cannot fail.
     let json = serde_json::to_string(text).unwrap_or_default();
@@ -260,25 +259,12 @@ pub(crate) fn quoted(text: &str) -> String {
     escaped
 }
 
-/// `quoted` in the detect-only module: JSON's escapes only. Its JS half
-/// writes the hidden characters `\uXXXX` in every message and path the
-/// module throws (`escapeHidden`, crates/browser/src/boundary.js): the module's own
-/// words never hold one, so the result is `quoted`'s, without the character
-/// walk (some 0.4 KB of the module gzipped). tests/js/probe-node.test.mjs
-/// holds the two modules' errors equal on such text.
-#[cfg(not(feature = "hidden-escapes"))]
-pub(crate) fn quoted(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_default()
-}
-
 /// A character that changes how the text around it is shown (its direction,
 /// its lines) while printing as nothing.
-#[cfg(feature = "hidden-escapes")]
 fn hidden(c: char) -> bool {
     matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-#[cfg(feature = "hidden-escapes")]
 const HEX_DIGITS: [&str; 16] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f"];
 
 /// Text longer than this is quoted in part in messages.

@@ -41,16 +41,10 @@
 //!
 //! **Features** (each adds; the defaults are every build's but the browser
 //! module's): `native-forms` (default: `probe::native` and the schemas of the
-//! forms only the command serves), `verdicts` (default: the verification's
-//! verdict in a WebGPU probe report), `elapsed-ms` (default: a probe report's
-//! serializer writes `elapsedMs`), `hidden-escapes` (default: a quoted value
-//! writes the characters that reorder a line `\uXXXX`), `schema` (JSON
-//! Schemas by schemars), and, for the browser module only, `typescript` (the
-//! forms' TypeScript types, tsify) and `direct-reader` (`json::direct`, the
-//! detect-only module's reader of `probe()`'s options); `two-pass-reader`
-//! (the browser module's and the WASI command's: `json::from_json` reads a
-//! document, then the typed value, instead of one pass; the same answers,
-//! 0.8 KB gzipped smaller, its parse 1.5-1.8 times the one pass's).
+//! forms only the command serves), `schema` (JSON Schemas by schemars),
+//! and, for the browser module only, `typescript` (the forms' TypeScript
+//! types, tsify). One JSON reader (`json`, one pass) and one writer
+//! (serde_json's) in every build.
 
 // The core: no JS, wgpu or OS types.
 mod availability;
@@ -63,11 +57,11 @@ mod limits;
 pub mod plan_result;
 mod planner;
 pub mod probe;
-#[cfg(test)]
-mod reader_equivalence;
 mod request;
 mod schema;
 mod spelling;
+#[cfg(test)]
+mod strict_reader_oracle;
 mod target;
 pub mod vocab;
 pub mod webgpu;

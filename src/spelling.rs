@@ -102,10 +102,7 @@ macro_rules! spelled_enum {
 /// spelling, a struct's field). `==` calls `memcmp`, which in wasm is
 /// wasi-libc's loop of a byte a time: under wasmtime it ran 4.7 times the
 /// instructions of the native `memcmp` on a plan's names (BENCHMARKS.md).
-/// Here 8 bytes a time (the last word overlapping), then 4; in the builds
-/// that read in one pass (native, the command, the service). The size-bound
-/// modules (`two-pass-reader`) keep `==`, which is smaller.
-#[cfg(not(feature = "two-pass-reader"))]
+/// Here 8 bytes a time (the last word overlapping), then 4.
 #[inline(never)]
 pub(crate) fn same_name(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
@@ -135,28 +132,18 @@ pub(crate) fn same_name(a: &str, b: &str) -> bool {
     a.iter().zip(b).all(|(x, y)| x == y)
 }
 
-/// `==`, in the size-bound modules (above).
-#[cfg(feature = "two-pass-reader")]
-#[inline(always)]
-pub(crate) fn same_name(a: &str, b: &str) -> bool {
-    a == b
-}
-
-// Fewer arguments in the builds that read in one pass. In wasm, a call of
+// Fewer arguments in calls. In wasm, a call of
 // more than four arguments passes the rest on the stack, which Cranelift
 // stores as 4 bytes and reads back as 8, a load that waits for the store
 // (`de::Reader::string`). There `find_spelling` and `deserialize_spelling`
 // are inlined into their callers, and the calls left are to `search` and
 // to the deserializer with the vocabulary as one reference: a plan of
-// 10,000 capsules runs 4 % faster under wasmtime (BENCHMARKS.md). The
-// size-bound modules (`two-pass-reader`) keep the six-argument calls, in
-// less code.
+// 10,000 capsules runs 4 % faster under wasmtime (BENCHMARKS.md).
 
 /// The position of `text` among `spellings`, or of the variant it is an
 /// alias of. One function for every vocabulary (a `match` per vocabulary
 /// compares the same way, in more code).
-#[cfg_attr(feature = "two-pass-reader", inline(never))]
-#[cfg_attr(not(feature = "two-pass-reader"), inline(always))]
+#[inline(always)]
 pub(crate) fn find_spelling(spellings: &[&str], aliases: &[(&str, usize)], text: &str) -> Option<usize> {
     search(&Candidates { spellings, aliases }, text)
 }
@@ -168,8 +155,7 @@ struct Candidates<'a> {
 }
 
 /// `find_spelling`'s search.
-#[cfg_attr(feature = "two-pass-reader", inline(always))]
-#[cfg_attr(not(feature = "two-pass-reader"), inline(never))]
+#[inline(never)]
 fn search(&Candidates { spellings, aliases }: &Candidates<'_>, text: &str) -> Option<usize> {
     // Length and first byte first: most candidates differ there, which
     // spares them a `memcmp` call. A plain loop, not a closure: at opt-level
@@ -189,10 +175,9 @@ fn search(&Candidates { spellings, aliases }: &Candidates<'_>, text: &str) -> Op
 }
 
 /// Reads a spelling's position with a `SpellingVisitor`: one copy per
-/// deserializer, not one per vocabulary (in the one-pass builds, the copy is
-/// the deserializer's `deserialize_str` for the visitor; above).
-#[cfg_attr(feature = "two-pass-reader", inline(never))]
-#[cfg_attr(not(feature = "two-pass-reader"), inline(always))]
+/// deserializer, not one per vocabulary (the copy is the deserializer's
+/// `deserialize_str` for the visitor; above).
+#[inline(always)]
 pub(crate) fn deserialize_spelling<'de, D: de::Deserializer<'de>>(
     deserializer: D,
     type_name: &'static str,

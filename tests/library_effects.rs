@@ -166,8 +166,7 @@ fn the_browser_module_makes_its_choices_in_its_start_alone() {
 #[test]
 fn the_core_source_has_no_browser_build_of_its_own() {
     // The core is one crate for every target: what the browser module needs
-    // of it is a feature (`typescript`, `direct-reader`, and the defaults it
-    // leaves off), never a `cfg` on the target or an alias for it.
+    // of it is a feature (`typescript`, and the default it leaves off), never a `cfg` on the target or an alias for it.
     let mut files = Vec::new();
     rust_files(&Path::new(ROOT).join("src"), &mut files);
     let mut found = Vec::new();
@@ -275,13 +274,13 @@ fn core_dependencies_are_data_only() {
     assert!(features.iter().any(|feature| feature.starts_with("typescript =")), "{features:?}");
 }
 
-/// The browser module's full builds (`planner-exports`, `verify`) give the
-/// core every default but `native-forms` (which no browser module serves),
-/// so that their answers are the command's; the detect-only one is the core
-/// without them. A default the browser crate forgot would change an answer
-/// (a probe report without `elapsedMs`) without a compile error.
+/// The three browser modules (full, detect-only, verification) build one
+/// core: the same reader, writer and wording. The core's only default is
+/// `native-forms` (the command's forms), which the browser crate leaves off;
+/// none of the browser crate's features turns a core feature on or off, so
+/// no module answers differently from another (or from the command).
 #[test]
-fn the_browser_modules_full_builds_have_the_cores_defaults() {
+fn the_browser_modules_build_one_core() {
     let core = std::fs::read_to_string(Path::new(ROOT).join("Cargo.toml")).unwrap();
     let browser = std::fs::read_to_string(Path::new(ROOT).join("crates/browser/Cargo.toml")).unwrap();
     // The quoted names of a `name = [...]` line.
@@ -289,20 +288,13 @@ fn the_browser_modules_full_builds_have_the_cores_defaults() {
         let line = manifest.lines().find(|line| line.starts_with(&format!("{name} = ["))).unwrap_or_default();
         line.split('"').skip(1).step_by(2).map(str::to_string).collect()
     };
-    let mut defaults: Vec<String> = list(&core, "default").into_iter().filter(|f| f != "native-forms").collect();
-    defaults.sort();
-    assert!(defaults.len() >= 3, "the core's defaults: {defaults:?}");
-    for feature in ["planner-exports", "verify"] {
-        let mut given: Vec<String> = list(&browser, feature)
-            .into_iter()
-            .filter_map(|f| f.strip_prefix("backend-targets/").map(str::to_string))
-            .collect();
-        given.sort();
-        assert_eq!(given, defaults, "crates/browser's `{feature}`: the core's defaults but native-forms");
+    assert_eq!(list(&core, "default"), ["native-forms"], "the core's defaults");
+    for feature in ["default", "planner-exports", "verify", "test-hooks"] {
+        let core_features: Vec<String> =
+            list(&browser, feature).into_iter().filter(|f| f.starts_with("backend-targets/")).collect();
+        assert!(core_features.is_empty(), "crates/browser's `{feature}` changes the core: {core_features:?}");
     }
-    // The dependency itself leaves them off (the detect-only module), and
-    // asks for the module's own two.
     let dependency = browser.lines().find(|line| line.starts_with("backend-targets = ")).unwrap();
     assert!(dependency.contains("default-features = false"), "{dependency}");
-    assert!(dependency.contains("\"typescript\"") && dependency.contains("\"direct-reader\""), "{dependency}");
+    assert!(dependency.contains("features = [\"typescript\"]"), "{dependency}");
 }

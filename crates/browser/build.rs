@@ -1,4 +1,4 @@
-//! Declares the `browser` and `detect_only` cfg aliases and caps the
+//! Declares the `browser` cfg alias and caps the
 //! browser module's memory.
 
 fn main() {
@@ -7,11 +7,6 @@ fn main() {
     // is empty.
     cfg_aliases::cfg_aliases! {
         browser: { all(target_arch = "wasm32", target_os = "unknown") },
-        // The detect-only module (`backend-targets/detect`): neither the
-        // planner's exports nor the verification, and so without the strict
-        // JSON reader (its options are read directly, the core's
-        // `direct-reader`).
-        detect_only: { all(target_arch = "wasm32", target_os = "unknown", not(feature = "planner-exports"), not(feature = "verify")) },
     }
     // The module's memory stops at 2 GiB (see the allocator in src/api.rs):
     // far above what the request limits let a plan use, and clear of the

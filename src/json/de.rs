@@ -15,9 +15,7 @@
 //! decided by `super::failure`: a text that is not JSON anywhere (serde_json
 //! reads the whole document again, on that path only) is said to be so,
 //! in serde_json's words, before any error of a value, as when the document
-//! was read first. `two_pass` (tests only) is that earlier reader, a `Json`
-//! document and then the typed value; the tests below hold the two to the
-//! same answers on every vector and on generated mutations of each.
+//! was read first.
 
 use std::borrow::Cow;
 
@@ -66,9 +64,7 @@ impl<'de> Reader<'de> {
     // inlined into their few callers: at opt-level "z" each stayed a call,
     // made for every key of every capsule, and a call costs more in wasm
     // than natively. Inlined, a plan of 10,000 capsules runs 23 % fewer
-    // instructions under wasmtime (callgrind, BENCHMARKS.md), for 460 B of
-    // wasm in the builds that read in one pass (the size-bound modules read
-    // in two: `two_pass`).
+    // instructions under wasmtime (callgrind, BENCHMARKS.md).
     /// The next byte after whitespace, not consumed.
     #[inline(always)]
     fn peek(&mut self) -> Option<u8> {

@@ -87,20 +87,16 @@ impl<'de> Visitor<'de> for JsonVisitor {
 /// Any JSON value read as a `Json` is (the same calls to the deserializer,
 /// so the same errors, in the same words), and kept nowhere: a text's
 /// syntax checked in memory that does not grow with the text.
-#[cfg(any(test, not(feature = "two-pass-reader")))]
 pub(super) struct Unkept;
 
-#[cfg(any(test, not(feature = "two-pass-reader")))]
 impl<'de> de::Deserialize<'de> for Unkept {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_any(UnkeptVisitor)
     }
 }
 
-#[cfg(any(test, not(feature = "two-pass-reader")))]
 struct UnkeptVisitor;
 
-#[cfg(any(test, not(feature = "two-pass-reader")))]
 impl<'de> Visitor<'de> for UnkeptVisitor {
     type Value = Unkept;
 

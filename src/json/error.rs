@@ -63,13 +63,11 @@ impl Error {
 
     /// The one-pass reader's mark for text it does not take: no words, no
     /// place; `json::failure` has serde_json say what is wrong.
-    #[cfg(any(test, not(feature = "two-pass-reader")))]
     pub(super) fn syntax() -> Self {
         Self::new(ErrorCode::InvalidJson, String::new())
     }
 
     /// Whether this is `syntax()`'s mark.
-    #[cfg(any(test, not(feature = "two-pass-reader")))]
     pub(super) fn is_syntax(&self) -> bool {
         self.code == ErrorCode::InvalidJson && self.message.is_empty()
     }

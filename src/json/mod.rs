@@ -8,32 +8,14 @@
 //! (`limits::COUNTED`) is counted as it is read (`path::Where::count_limit`),
 //! and refused at its item past the limit, the rest counted, never read.
 //!
-//! With the feature `two-pass-reader` (the size-bound modules: the browser's
-//! and the WASI command's), `from_json` is the earlier reader instead
-//! (`two_pass`): the document first, then the typed value from it, 0.5 KB
-//! gzipped smaller and about twice the parse time (BENCHMARKS.md).
-//! The two give the same value or the same error for every text
-//! (`crate::reader_equivalence`, generated mutations of every vector).
-//!
-//! `to_json` writes serde_json's compact text. Except in the size-bound
-//! modules (`serde-json-writer`), the compact writer (`write`) writes it,
-//! without serde_json's `io::Write` calls: 2-3 times faster under wasmtime
-//! (BENCHMARKS.md), the same bytes (its tests).
+//! `to_json` writes serde_json's compact text, `to_json_pretty` its pretty
+//! one: serde_json is the one writer.
 
-#[cfg(any(test, not(feature = "two-pass-reader")))]
 mod de;
 mod document;
 mod error;
 mod path;
-#[cfg(any(test, feature = "two-pass-reader"))]
-mod two_pass;
 mod visit;
-#[cfg(any(test, not(feature = "serde-json-writer")))]
-mod write;
-// The detect-only module's reader of `probe()`'s options (and its tests):
-// the browser module's (crates/browser), with the feature `direct-reader`.
-#[cfg(any(test, feature = "direct-reader"))]
-pub mod direct;
 
 /// For the service (`http/`), whose messages quote as the command's do.
 pub use crate::error::quoted_short;
@@ -60,21 +42,6 @@ pub(crate) fn from_json_within<T: DeserializeOwned>(text: &str, limits: &Limits)
 }
 
 fn read<T: DeserializeOwned>(text: &str, limits: Option<&Limits>) -> Result<T> {
-    #[cfg(feature = "two-pass-reader")]
-    return from_json_two_pass(text, limits);
-    #[cfg(not(feature = "two-pass-reader"))]
-    return from_json_one_pass(text, limits);
-}
-
-/// The root a reader starts at: counting against `limits`, if given.
-fn root(limits: Option<&Limits>) -> path::Where<'_> {
-    limits.map_or(path::Where::ROOT, path::Where::counted)
-}
-
-/// The one-pass reader (`de`): only the typed read is generic, the
-/// failure's wording is compiled once, not once per `T`.
-#[cfg(any(test, not(feature = "two-pass-reader")))]
-pub(crate) fn from_json_one_pass<T: DeserializeOwned>(text: &str, limits: Option<&Limits>) -> Result<T> {
     let mut reader = de::Reader::new(text);
     match T::deserialize(de::TextValue { reader: &mut reader, at: root(limits) }) {
         Ok(value) => reader.end().map(|()| value),
@@ -82,11 +49,15 @@ pub(crate) fn from_json_one_pass<T: DeserializeOwned>(text: &str, limits: Option
     }
 }
 
+/// The root a reader starts at: counting against `limits`, if given.
+fn root(limits: Option<&Limits>) -> path::Where<'_> {
+    limits.map_or(path::Where::ROOT, path::Where::counted)
+}
+
 /// What a text that the one-pass reader stopped in is said to be: not JSON,
 /// if it is not JSON anywhere (read again, whole, by serde_json, in its
 /// words, keeping nothing), before anything the reader found in a value, as
 /// when the whole document was read first; else the reader's error, located.
-#[cfg(any(test, not(feature = "two-pass-reader")))]
 #[inline(never)]
 fn failure(text: &str, error: Option<error::Error>) -> Error {
     if let Err(syntax) = check_document(text) {
@@ -104,20 +75,11 @@ fn failure(text: &str, error: Option<error::Error>) -> Error {
     }
 }
 
-/// The earlier reader, the whole text into a `Json` document and then the
-/// typed value from it: the size-bound modules' reader, and the reference
-/// the one-pass reader is held to.
-#[cfg(any(test, feature = "two-pass-reader"))]
-pub(crate) fn from_json_two_pass<T: DeserializeOwned>(text: &str, limits: Option<&Limits>) -> Result<T> {
-    two_pass::deserialize(two_pass::StrictValue::document(text, limits)?)
-}
-
 /// Reads `text` into a `Json` document (no trailing text allowed). Text
 /// with nothing but JSON's whitespace in it is said to be empty, not in
 /// serde_json's words ("EOF while parsing a value at line 1 column 0"): an
 /// empty stdin or body is a request not given, not a malformed one.
-#[cfg(any(test, feature = "two-pass-reader"))]
-#[inline(never)]
+#[cfg(test)]
 fn parse_document(text: &str) -> Result<Json<'_>> {
     if is_blank(text) {
         return Err(empty_input());
@@ -129,7 +91,6 @@ fn parse_document(text: &str) -> Result<Json<'_>> {
 /// text as it reads a `Json` document (`document::Unkept`), keeping
 /// nothing, so that the one-pass reader's way to an error (a list over its
 /// limit, say) takes no memory in proportion to the text.
-#[cfg(any(test, not(feature = "two-pass-reader")))]
 #[inline(never)]
 fn check_document(text: &str) -> Result<()> {
     if is_blank(text) {
@@ -167,20 +128,8 @@ fn into_error(error: error::Error) -> Error {
     Error { code: error.code, path: error.path.unwrap_or_default(), message: error.message, expected: error.expected }
 }
 
-/// Compact JSON (one line, no trailing newline): serde_json's text, written
-/// by the compact writer (`write`) where it writes the value's shape, except
-/// in the size-bound modules (`serde-json-writer`).
+/// Compact JSON (one line, no trailing newline), serde_json's.
 pub fn to_json<T: Serialize>(value: &T) -> String {
-    #[cfg(not(feature = "serde-json-writer"))]
-    if let Some(text) = write::to_text(value) {
-        return text;
-    }
-    serde_json_text(value)
-}
-
-/// Compact JSON written by serde_json alone: the reference the compact
-/// writer is held to.
-fn serde_json_text<T: ?Sized + Serialize>(value: &T) -> String {
     // Serializing our own types to a String cannot fail: no map has non-string
     // keys and no Serialize impl returns an error.
     serde_json::to_string(value).unwrap_or_default()
@@ -204,9 +153,7 @@ pub fn to_json_pretty<T: Serialize>(value: &T) -> String {
 /// the first (a borrow runs only upward, from a flagged byte), so the lowest
 /// bit set is the first such byte. A byte of 0x80 or more (in a UTF-8
 /// sequence) is never flagged: `!word` clears its high bit. The strict
-/// reader's plain runs (`de`) and the compact writer's test (`write`), eight
-/// bytes a time.
-#[cfg(any(test, not(feature = "two-pass-reader"), not(feature = "serde-json-writer")))]
+/// reader's plain runs (`de`), eight bytes a time.
 #[inline(always)]
 fn escape_flags(word: u64) -> u64 {
     const ONES: u64 = u64::from_ne_bytes([1; 8]);
@@ -241,7 +188,7 @@ pub(crate) fn default_true() -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{check_document, error, escaped_len, failure, from_json_one_pass, parse_document, to_json_pretty};
+    use super::{check_document, error, escaped_len, failure, from_json, parse_document, to_json_pretty};
     use crate::error::ErrorCode;
     use crate::target::{Target, presets};
 
@@ -250,12 +197,12 @@ mod tests {
     #[test]
     fn an_empty_text_is_said_to_be_empty() {
         for text in ["", " ", "\t\r\n ", "\n"] {
-            for error in [from_json_one_pass::<Target>(text, None).unwrap_err(), parse_document(text).unwrap_err()] {
+            for error in [from_json::<Target>(text).unwrap_err(), parse_document(text).unwrap_err()] {
                 assert_eq!(error.code, ErrorCode::InvalidJson);
                 assert_eq!(error.message, "the input is empty (or only whitespace): expected a JSON document");
             }
         }
-        let error = from_json_one_pass::<Target>(" x", None).unwrap_err();
+        let error = from_json::<Target>(" x").unwrap_err();
         assert!(error.message.starts_with("not valid JSON: "), "{error:?}");
     }
 
@@ -277,12 +224,11 @@ mod tests {
     }
 
     /// A unit variant given as a one-key object is refused at its key,
-    /// saying it takes the plain string (the one-pass reader's words, which
-    /// the reader-equivalence tests hold the two-pass reader's to).
+    /// saying it takes the plain string.
     #[test]
     fn a_unit_variant_with_a_value_asks_for_the_plain_string() {
         let text = r#"{"ops":[],"config":{"backend":{"auto":1}}}"#;
-        let error = from_json_one_pass::<crate::PlanRequest>(text, None).unwrap_err();
+        let error = from_json::<crate::PlanRequest>(text).unwrap_err();
         assert_eq!((error.code, error.path.as_str()), (ErrorCode::WrongType, "config.backend.auto"));
         assert_eq!(error.message, r#"expected the plain string "auto", found integer `1`"#);
     }

@@ -1,6 +1,6 @@
 //! Where a value stands while a reader reads it, and the path an error then
-//! says (`capsules[3].trustLevel`, `limits["a b"]`): shared by the one-pass
-//! reader (`de`), the two-pass one (`two_pass`) and the direct reader.
+//! says (`capsules[3].trustLevel`, `limits["a b"]`): the strict reader's
+//! (`de`).
 
 use super::error::Error;
 use crate::error::{ErrorCode, join_path};
@@ -22,11 +22,6 @@ enum Segment<'a> {
     Root(Option<&'a Limits>),
     Key(&'a str),
     Index(usize),
-    /// The item past its list's limit, as the two-pass reader hands it on
-    /// (`two_pass::Items`): the limit's name, the list's count, the limit.
-    /// Any error located here is the limit's.
-    #[cfg_attr(not(any(test, feature = "two-pass-reader")), allow(dead_code))]
-    PastLimit(&'a (&'static str, usize, usize)),
 }
 
 impl<'a> Where<'a> {
@@ -85,19 +80,10 @@ impl<'a> Where<'a> {
         Where { parent: Some(parent), segment: Segment::Index(index) }
     }
 
-    /// The place of the item past its list's limit (see `Segment::PastLimit`).
-    #[cfg(any(test, feature = "two-pass-reader"))]
-    pub(super) fn past_limit(parent: &'a Where<'a>, past: &'a (&'static str, usize, usize)) -> Self {
-        Where { parent: Some(parent), segment: Segment::PastLimit(past) }
-    }
-
     /// Locates `error` here (kept out of line: every visitor type would
     /// otherwise get its own copy); past a list's limit, the limit's error.
     #[inline(never)]
     pub(super) fn locate(self, error: Error) -> Error {
-        if let (Segment::PastLimit(&(name, count, limit)), Some(list)) = (self.segment, self.parent) {
-            return list.count_exceeded(name, count, limit);
-        }
         error.at(&self.render())
     }
 
@@ -107,7 +93,7 @@ impl<'a> Where<'a> {
         match self.segment {
             Segment::Root(_) => parent,
             Segment::Key(key) => key_path(&parent, key),
-            Segment::Index(index) | Segment::PastLimit(&(_, _, index)) => format!("{parent}[{index}]"),
+            Segment::Index(index) => format!("{parent}[{index}]"),
         }
     }
 }

@@ -6,14 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
-#[cfg(feature = "verdicts")]
 use super::verify::Verification;
 use super::verify::{self, VerifyOptions};
 use crate::availability::Availability;
-#[cfg(any(test, feature = "direct-reader"))]
-use crate::error::Result;
-#[cfg(any(test, feature = "direct-reader"))]
-use crate::json::direct::{self, Fields, Plain};
 use crate::target::Target;
 use crate::vocab::{BuildFeature, spelled_enum};
 use crate::webgpu::{LimitMap, WebGpuCapabilities};
@@ -119,59 +114,6 @@ fn verify_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema 
     schemars::json_schema!({ "anyOf": [{ "type": "boolean" }, options] })
 }
 
-#[cfg(any(test, feature = "direct-reader"))]
-impl ProbeOptions {
-    /// The fields' names, in the order serde's derive lists them (the
-    /// `expected` of an unknown field).
-    pub const FIELDS: &'static [&'static str] =
-        &["timeoutMs", "powerPreference", "forceFallbackAdapter", "verifyDevice", "allowFallbackAdapter", "verify"];
-
-    /// The options from a value the host has parsed (`top`) and, for an
-    /// object, its fields in order: what `from_json` reads from the same
-    /// value's JSON text, with the same errors, without a JSON reader
-    /// (`json::direct`). The browser's `probe()` and `detect()` read their
-    /// options so.
-    pub fn from_plain(top: &Plain, fields: Fields<'_>) -> Result<Self> {
-        if *top != Plain::Object {
-            return Err(direct::not_an_object("ProbeOptions", top));
-        }
-        let mut options = Self::default();
-        let mut seen: Vec<String> = Vec::new();
-        for (key, value) in fields {
-            // Given as JSON text, an object may repeat a key: the strict
-            // reader refuses its second use, as here.
-            if seen.contains(&key) {
-                return Err(direct::duplicate_field(&key));
-            }
-            let (key, value) = (key.as_str(), &value);
-            match Self::FIELDS.iter().position(|name| *name == key) {
-                Some(0) => options.timeout_ms = direct::read_u32(key, value)?,
-                Some(1) => {
-                    let spelling = direct::read_spelling(
-                        key,
-                        value,
-                        PowerPreference::TYPE_NAME,
-                        PowerPreference::SPELLINGS,
-                        PowerPreference::from_spelling,
-                    )?;
-                    options.power_preference = Some(spelling);
-                }
-                Some(2) => options.force_fallback_adapter = direct::read_bool(key, value)?,
-                Some(3) => options.verify_device = direct::read_bool(key, value)?,
-                Some(4) => options.allow_fallback_adapter = direct::read_bool(key, value)?,
-                // The detect-only module does not verify (it stays under its
-                // size goal): `false` is no verification, anything else says
-                // where verification is.
-                Some(5) if matches!(value, Plain::Bool(false)) => {}
-                Some(5) => return Err(direct::unsupported_option(key, verify::NOT_HERE)),
-                _ => return Err(direct::unknown_field(key, Self::FIELDS)),
-            }
-            seen.push(key.to_string());
-        }
-        Ok(options)
-    }
-}
-
 /// `ProbeOptions::timeout_ms` when not given.
 pub const DEFAULT_PROBE_TIMEOUT_MS: u32 = 2000;
 
@@ -252,17 +194,12 @@ pub struct ProbeReport {
     pub device_verified: Option<bool>,
     /// With `verify`, once an adapter passed the other checks: what the
     /// verification measured and found (its verdict is `reason`).
-    /// (Not in the detect-only module, which never verifies: the field's
-    /// clone, drop and serializer were 0.6 KB of it gzipped.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", tsify(optional))]
-    #[cfg(feature = "verdicts")]
     pub verification: Option<Verification>,
     /// The bound the probe ran under, in milliseconds.
     pub timeout_ms: u32,
-    /// How long the probe took. (The detect-only module writes it itself,
-    /// last: see `probe_and_answer` in crates/browser/src/probe.rs.)
-    #[cfg_attr(not(feature = "elapsed-ms"), serde(skip_serializing))]
+    /// How long the probe took.
     pub elapsed_ms: f64,
 }
 
@@ -292,7 +229,6 @@ impl ProbeReport {
             api_present,
             adapter: None,
             device_verified: None,
-            #[cfg(feature = "verdicts")]
             verification: None,
             timeout_ms,
             elapsed_ms: 0.0,
@@ -300,7 +236,6 @@ impl ProbeReport {
     }
 }
 
-#[cfg(feature = "verdicts")]
 impl ProbeReport {
     /// The report with a verification's verdict: kept (`verified`) or
     /// dropped with its reason, the verdict's sentence and its figures.
@@ -324,7 +259,6 @@ impl ProbeReason {
 
 /// A verification's verdict: the reason, the sentence and the figures (what
 /// the cache keeps).
-#[cfg(feature = "verdicts")]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WebGpuVerdict {
@@ -336,7 +270,6 @@ pub struct WebGpuVerdict {
     pub verification: Verification,
 }
 
-#[cfg(feature = "verdicts")]
 impl WebGpuVerdict {
     /// The verdict `reason`, with `detail` (the stop's own words, if any),
     /// said of the adapter `adapter` describes.

@@ -8,14 +8,10 @@
 //! Invalid input throws an `Error` with `code`, `path` and, for a bad
 //! spelling, `expected`; an unplannable request returns `{ ok: false, ... }`.
 
-#[cfg(not(detect_only))]
-use js_sys::JSON;
-use js_sys::{Array, JsString, Reflect, Uint8Array};
+use js_sys::{Array, JSON, JsString, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use backend_targets::Limits;
-#[cfg(detect_only)]
-use backend_targets::json::direct::{self, Fields, Plain};
 use backend_targets::{Error, ErrorCode};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -118,14 +114,11 @@ pub(crate) fn js_error(mut error: Error) -> JsValue {
     }
     let js = js_sys::Error::new(&error.one_line());
     js.set_name("BackendTargetsError");
-    #[cfg(detect_only)]
-    escape_hidden(&js, &error.path);
     let object: &JsValue = js.as_ref();
     let set = |key: &str, value: JsValue| {
         let _ = Reflect::set(object, &JsValue::from_str(key), &value);
     };
     set("code", JsValue::from_str(error.code.as_str()));
-    #[cfg(not(detect_only))]
     set("path", JsValue::from_str(&error.path));
     if !error.expected.is_empty() {
         let expected: Array = error.expected.iter().map(|s| JsValue::from_str(s)).collect();
@@ -151,24 +144,9 @@ extern "C" {
     /// The UTF-16 index of the first lone surrogate in `text`, or -1.
     #[wasm_bindgen(js_name = loneSurrogate)]
     fn lone_surrogate(text: &JsString) -> i32;
-    /// Sets the error's `path`, and writes the characters that reorder or
-    /// break a line `\uXXXX` in its message and path (the detect-only
-    /// module's `quoted` leaves them to it).
-    #[cfg(detect_only)]
-    #[wasm_bindgen(js_name = escapeHidden)]
-    fn escape_hidden(error: &js_sys::Error, path: &str);
     /// `TextEncoder.encodeInto(text, into).written`.
     #[wasm_bindgen(js_name = encodeInto)]
     fn encode_into(text: &JsString, into: &Uint8Array) -> u32;
-}
-
-#[cfg(detect_only)]
-#[wasm_bindgen(module = "/src/plain.js")]
-extern "C" {
-    /// JSON text parsed for the direct reader, flat (see `read_plain`), or
-    /// why it is not JSON that the strict reader accepts (a string).
-    #[wasm_bindgen(js_name = plainFields)]
-    fn plain_fields(text: &JsValue) -> JsValue;
 }
 
 /// A JS string's text; `None` when `value` is not a string.
@@ -176,7 +154,6 @@ extern "C" {
 /// wasm-bindgen's glue copies a string into the module one UTF-16 unit at a
 /// time in JavaScript (for its ASCII part): 15 % of a 1,000-capsule
 /// `planJson`. `TextEncoder.encodeInto` writes it in one native call.
-#[cfg(not(detect_only))]
 pub(crate) fn string_from_js(value: &JsValue) -> Option<String> {
     let text: &JsString = value.dyn_ref()?;
     let units = text.length() as usize;
@@ -247,51 +224,17 @@ fn js_json_text(value: &JsValue, absent_ok: bool, max_bytes: usize) -> Result<Op
     Ok(Some(text))
 }
 
-/// A JS value read by `read` with the direct reader (`json::direct`), with no
-/// JSON text in the module: its JSON text as `json_text` makes it (a string
-/// is taken as JSON text), parsed in JavaScript, then the value's kind and,
-/// for an object, each field's key and value, in order. `None` for
-/// `undefined` and `null`. The text is refused as the strict reader would
-/// refuse it (`plainFields`); a string given as JSON text is parsed by
-/// `JSON.parse` alone (README, `backend-targets/detect`). The detect-only
-/// module's reader: the full package holds the strict one.
-#[cfg(detect_only)]
-pub(crate) fn read_plain<T>(
-    value: &JsValue,
-    max_bytes: usize,
-    read: fn(&Plain, Fields<'_>) -> Result<T, Error>,
-) -> Result<Option<T>, Error> {
-    let Some(text) = js_json_text(value, true, max_bytes)? else { return Ok(None) };
-    let flat = plain_fields(&text);
-    let Some(flat) = flat.dyn_ref::<Array>() else {
-        return Err(direct::not_json(&flat.as_string().unwrap_or_default()));
-    };
-    let text_at = |i: u32| flat.get(i).as_string().unwrap_or_default();
-    let item = |i: u32| match flat.get(i).as_f64().unwrap_or_default() as u32 {
-        0 => Plain::Null,
-        1 => Plain::Bool(flat.get(i + 1).is_truthy()),
-        2 => Plain::Number(flat.get(i + 1).as_f64().unwrap_or_default(), text_at(i + 2)),
-        3 => Plain::String(text_at(i + 1)),
-        4 => Plain::Array,
-        _ => Plain::Object,
-    };
-    let mut fields = (3..flat.length()).step_by(4).map(|i| (text_at(i), item(i + 1)));
-    read(&item(0), &mut fields).map(Some)
-}
-
 /// A JS value as JSON text, of at most `max_bytes` (a request's
 /// `requestBytes`): refused before it is copied into the module, and an
 /// object after JSON.stringify has written about as much of it as the limit
 /// allows, never all of it. `None` for `undefined` (and `null`, when
 /// `absent_ok`).
-#[cfg(not(detect_only))]
 pub(crate) fn json_text(value: &JsValue, absent_ok: bool, max_bytes: usize) -> Result<Option<String>, Error> {
     // The text is copied into the module once it has passed every check.
     Ok(js_json_text(value, absent_ok, max_bytes)?.and_then(|text| string_from_js(&text)))
 }
 
 /// Parses compact JSON produced by the core into a JS value.
-#[cfg(not(detect_only))]
 pub(crate) fn to_js(text: &str) -> JsValue {
     // The core's own output is always valid JSON.
     JSON::parse(text).unwrap_or(JsValue::NULL)

@@ -121,17 +121,3 @@ export function takeOutOfMemory() {
   outOfMemory = false;
   return was;
 }
-
-// The characters that reorder or break a line without being control
-// characters (bidirectional marks, embeddings, overrides, isolates, the line
-// and paragraph separators): src/error.rs's `hidden`.
-const HIDDEN = /[\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
-const escaped = (text) => text.replace(HIDDEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-
-/** The detect-only module's errors: `path` set, and the hidden characters
- *  written `\uXXXX` in the message and path, as the full module's `quoted`
- *  writes them (the module's own words never hold one). */
-export function escapeHidden(error, path) {
-  error.message = escaped(error.message);
-  error.path = escaped(path);
-}

@@ -328,15 +328,6 @@ export function cancelDelay(timer) {
   if (timer?.id !== undefined) clearTimeout(timer.id);
 }
 
-/** The detect-only module's answer: its JSON text read, with the report's
- *  `elapsedMs` (which its serializer leaves out) set last, as the full
- *  package writes it: on the report, or on a resolution's `probe` (`nested`). */
-export function withElapsed(text, elapsedMs, nested) {
-  const answer = JSON.parse(text);
-  (nested ? answer.probe : answer).elapsedMs = elapsedMs;
-  return answer;
-}
-
 /** Milliseconds from the page's (or worker's) time origin. */
 export function now() {
   return globalThis.performance?.now() ?? Date.now();

@@ -31,10 +31,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
 use super::api::js_error;
-#[cfg(not(detect_only))]
 use super::api::to_js;
 use super::host::{get, now_ms, within};
-#[cfg(not(detect_only))]
 use backend_targets::FromJsonText;
 use backend_targets::Limits;
 use backend_targets::Target;
@@ -68,11 +66,6 @@ extern "C" {
     fn pin_gpu(gpu: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = unpinGpu)]
     fn unpin_gpu(pin: &JsValue);
-    /// The answer's text read, with the report's `elapsedMs` set (last):
-    /// the report's, or the resolution's `probe`'s when `nested`.
-    #[cfg(detect_only)]
-    #[wasm_bindgen(js_name = withElapsed)]
-    fn with_elapsed(text: &str, elapsed_ms: f64, nested: bool) -> JsValue;
     /// Requests a device from the adapter and destroys it: resolves, or
     /// rejects with why there is none.
     #[wasm_bindgen(js_name = verifyDevice)]
@@ -416,7 +409,6 @@ async fn probe_once(
         api_present: true,
         adapter: Some(adapter),
         device_verified: None,
-        #[cfg(not(detect_only))]
         verification: None,
         timeout_ms: timeout,
         elapsed_ms: 0.0,
@@ -433,20 +425,14 @@ async fn probe_once(
 }
 
 /// The options of `probe()` and `detect()`; none given (`undefined`,
-/// `null`), as most pages call them: nothing is read. The full package reads
-/// them with the strict reader, which it holds for the planner anyway; the
-/// detect-only module, which holds no JSON reader, with the direct reader
-/// (`ProbeOptions::from_plain`), which says what the strict reader says of
-/// the same value (tests/js/probe-node.test.mjs holds the two modules to it).
+/// `null`), as most pages call them: nothing is read. Otherwise their JSON
+/// text, read by the core's strict reader, as every module reads them.
 fn probe_options(options: &JsValue) -> Result<ProbeOptions, JsValue> {
     if options.is_undefined() || options.is_null() {
         return Ok(ProbeOptions::default());
     }
-    #[cfg(not(detect_only))]
     let read = super::api::json_text(options, true, Limits::CEILING.request_bytes)
         .and_then(|text| text.map(|text| ProbeOptions::from_json_text(&text)).transpose());
-    #[cfg(detect_only)]
-    let read = super::api::read_plain(options, Limits::CEILING.request_bytes, ProbeOptions::from_plain);
     Ok(read.map_err(js_error)?.unwrap_or_default())
 }
 
@@ -468,12 +454,6 @@ async fn probe_and_answer(options: JsValue, answer: Answer, started: f64) -> Res
         Answer::Report => report.to_json_text(),
         Answer::Resolution => resolve_report(&Target::wasm(), &report).to_json_text(),
     };
-    // The detect-only module's serializer leaves `elapsedMs` out (serde_json's
-    // shortest-float writer was some 2 KB of the module): its JS half reads
-    // the text and sets it, last in the report, as the full package writes it.
-    #[cfg(detect_only)]
-    return Ok(with_elapsed(&text, report.elapsed_ms, matches!(answer, Answer::Resolution)));
-    #[cfg(not(detect_only))]
     Ok(to_js(&text))
 }
 

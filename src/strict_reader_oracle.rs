@@ -1,33 +1,59 @@
-//! The one-pass reader (`json::de`) held to the earlier two-pass reader
-//! (`json::two_pass`: a `Json` document, then the typed value): the same value or
-//! the same error (code, path, sentence, spellings) for every form read from
-//! text, on every vector of the project and on mutations generated from each
-//! (every place in the text: a byte left out, or one of JSON's tokens put in
-//! or put instead).
+//! The strict reader (`json::de`) held to serde_json's own reading of the
+//! same text, on every vector of the project and on mutations generated
+//! from each (every place in the text: a byte left out, or one of JSON's
+//! tokens put in or put instead): where the strict reader reads a value,
+//! serde_json reads the same one (the strict reader refuses more: an array
+//! for a struct, a repeated key, a count past its limit, never less); where
+//! serde_json finds the text is not JSON, the strict reader says
+//! `invalid-json`, in serde_json's words; and no text makes it panic.
 
 use std::fmt::Debug;
 
 use serde::de::DeserializeOwned;
 
 use crate::availability::Availability;
-use crate::json::{Json, from_json_one_pass as from_json, from_json_two_pass, to_json};
+use crate::error::ErrorCode;
+use crate::json::{Json, from_json, from_json_within, to_json};
 use crate::limits::{Limits, PlanOptions};
 use crate::probe::native::{CheckReport, HostDevice, NativeCheck, NativeReason};
 use crate::probe::web::{ProbeOptions, ProbeReport, WebGpuVerdict};
 use crate::request::PlanRequest;
 use crate::target::{PresetOptions, Target};
 
-/// Asserts that both readers give `T` alike from `text` (every field of the
-/// value or of the error, as `Debug` writes them); whether it read.
+/// Asserts that the strict reader's answer for `T` from `text` agrees with
+/// serde_json's (see the module's words); whether it read.
 fn same<T: DeserializeOwned + Debug>(text: &str) -> bool {
     same_within::<T>(text, None)
 }
 
 /// `same`, with the lists and maps counted against `limits` as they are read.
 fn same_within<T: DeserializeOwned + Debug>(text: &str, limits: Option<&Limits>) -> bool {
-    let (one, two) = (from_json::<T>(text, limits), from_json_two_pass::<T>(text, limits));
-    assert_eq!(format!("{one:?}"), format!("{two:?}"), "{} from {text:?}", std::any::type_name::<T>());
-    one.is_ok()
+    let strict = match limits {
+        Some(limits) => from_json_within::<T>(text, limits),
+        None => from_json::<T>(text),
+    };
+    let name = std::any::type_name::<T>();
+    // Whether the text is JSON at all, as serde_json reads any value.
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Err(refusal) => {
+            let error = strict.as_ref().expect_err(text);
+            assert_eq!(error.code, ErrorCode::InvalidJson, "{name} from {text:?}: {error:?}, serde_json: {refusal}");
+            let empty = text.bytes().all(|b| b" \t\n\r".contains(&b));
+            let words = format!("not valid JSON: {refusal}");
+            assert!(empty || error.message == words, "{name} from {text:?}: {:?} against {words:?}", error.message);
+        }
+        Ok(_) => match &strict {
+            Ok(value) => match serde_json::from_str::<T>(text) {
+                Ok(same) => assert_eq!(format!("{value:?}"), format!("{same:?}"), "{name} from {text:?}"),
+                Err(refusal) => panic!("{name} from {text:?}: strict read {value:?}, serde_json refused: {refusal}"),
+            },
+            Err(error) => {
+                assert_ne!(error.code, ErrorCode::InvalidJson, "{name} from JSON {text:?}: {error:?}");
+                assert!(!error.message.is_empty(), "{name} from {text:?}: {error:?}");
+            }
+        },
+    }
+    strict.is_ok()
 }
 
 /// Every count limit at 1: most of the requests' lists and maps go past
@@ -54,7 +80,7 @@ fn every_form(text: &str) -> bool {
         same::<CheckReport>(text),
         // Any JSON at all, and a visitor that recurses (through
         // `deserialize_any`), as no form's does: the grammar, the numbers and
-        // the nesting limit of both readers.
+        // the nesting limit.
         same::<serde_json::Value>(text),
     ]
     .contains(&true)
@@ -151,8 +177,8 @@ fn every_vector_reads_alike() {
     assert!(read >= 21 + form_texts().len(), "{read}");
 }
 
-/// Reads every mutation of every seed with `read` (which asserts the two
-/// readers alike and says whether it read), and asserts that some read and
+/// Reads every mutation of every seed with `read` (which asserts the
+/// strict reader's answer against serde_json's and says whether it read), and asserts that some read and
 /// some did not: the mutations reach both the values and the errors.
 fn mutations_read_alike<'a>(seeds: impl IntoIterator<Item = &'a String>, read: fn(&str) -> bool) {
     let (mut texts, mut values) = (0, 0);
