@@ -106,18 +106,18 @@ impl Outcome {
 /// (`native::HELPER_COMMAND <check>`: the probe runs this command again,
 /// once per check), this runs the check in this process and ends it: vendor
 /// libraries load here, their initialisers run here, and what they do is
-/// done to this process (`native::serve_check`'s contract). The caller must
-/// ensure that a process started with such arguments is one it may give up
-/// to that: call this only as a program's `main`, never in a process that
-/// has other work (the `backend-targets` binary does).
+/// done to this process (`native::serve_check_if_requested`'s contract).
+/// The caller must ensure that a process started with such arguments is one
+/// it may give up to that: call this only as a program's `main`, never in a
+/// process that has other work (the `backend-targets` binary does).
 pub unsafe fn main(stdout_closed_at_start: bool) -> i32 {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    // A check of `probe`, in the child process that isolates it.
+    // A check of `probe`, in the child process that isolates it (which ends there).
+    // SAFETY: forwarded: `serve_check_if_requested`'s contract is this function's.
     #[cfg(not(target_family = "wasm"))]
-    if args.first().is_some_and(|a| a == backend_targets_native_probe::HELPER_COMMAND) {
-        // SAFETY: forwarded: `serve_check`'s contract is this function's.
-        unsafe { backend_targets_native_probe::serve_check(&args[1..]) };
-    }
+    unsafe {
+        backend_targets_native_probe::serve_check_if_requested(&args)
+    };
     let outcome = run(args, &mut std::io::stdin().lock());
     let mut status = outcome.status;
     let mut stderr = outcome.stderr;

@@ -576,6 +576,53 @@ fn bad_probe_input_exits_2_with_code_and_path() {
     }
 }
 
+/// The check protocol through the command, as the probe's child meets it:
+/// `__probe-check <check> [--driver-version M.m]` answers with the check's
+/// report as one JSON line (on stdout where no answer channel, descriptor 3,
+/// was opened) and status 0; a malformed request is refused with the usage
+/// line on stderr, nothing on stdout, and status 2.
+#[test]
+fn the_command_answers_a_check_request_and_refuses_a_malformed_one() {
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(args).stdin(Stdio::null());
+        // SAFETY: runs in the forked child before exec; close is
+        // async-signal-safe and touches no memory of this process.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::close(3);
+                Ok(())
+            })
+        };
+        cmd.output().unwrap()
+    };
+    for request in [&["__probe-check", "metal"][..], &["__probe-check", "metal", "--driver-version", "12.4"]] {
+        let out = run(request);
+        assert_eq!(out.status.code(), Some(0), "{request:?}");
+        assert!(out.stderr.is_empty(), "{request:?}");
+        let line = String::from_utf8(out.stdout).unwrap();
+        assert!(line.ends_with('\n') && line.matches('\n').count() == 1, "{request:?}: {line:?}");
+        let report: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!((&report["check"], &report["reason"]), (&json!("metal"), &json!("unsupported-platform")));
+    }
+    for malformed in [
+        &["__probe-check"][..],
+        &["__probe-check", "nonsense"],
+        &["__probe-check", "metal", "--driver-version"],
+        &["__probe-check", "metal", "--driver-version", "x"],
+        &["__probe-check", "metal", "extra"],
+    ] {
+        let out = run(malformed);
+        assert_eq!(out.status.code(), Some(2), "{malformed:?}");
+        assert!(out.stdout.is_empty(), "{malformed:?}");
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            "backend-targets: __probe-check takes <check> [--driver-version M.m]\n",
+            "{malformed:?}"
+        );
+    }
+}
+
 /// The Rust API, in a child of this test binary so that `LD_LIBRARY_PATH`
 /// (read by the loader at start-up) and the mode are its own.
 #[test]

@@ -14,7 +14,7 @@
 //!   `ANSWER_FD` or a copy made before any library loaded), never to a file
 //!   a library opened in its place (`LOST_CHANNEL_STATUS`);
 //! - says on that channel, before its answer, which step it is in (a
-//!   library's load, a call into it: `STEP_PREFIX` lines), so that a process
+//!   library's load, a call into it: `protocol::STEP_PREFIX` lines), so that a process
 //!   that ends without an answer is reported with the step it ended in (a
 //!   library that calls `exit(N)` in its initialiser, `N` its status);
 //! - exits at once after its answer (`_exit`: no library destructor runs);
@@ -42,6 +42,8 @@ use std::thread;
 use std::time::Instant;
 
 use super::checks::{Context, run};
+#[cfg(not(unix))]
+use super::protocol::{Line, line_in};
 use backend_targets::probe::native::{CheckReport, NativeCheck, NativeReason};
 
 /// The file descriptor a check's process writes its answer to.
@@ -57,49 +59,6 @@ pub const ANSWER_FD: i32 = 3;
 /// reported as the library's `exit(N)`, with the step it ended in.
 #[cfg(unix)]
 pub const LOST_CHANNEL_STATUS: i32 = 193;
-
-/// How a line on the answer channel that names the step the check's process
-/// is in begins (`step the load of libcuda.so.1 (its initialisers)`); the
-/// answer is the first line that does not.
-pub(crate) const STEP_PREFIX: &str = "step ";
-
-/// The longest step a line carries (a library's path may be long), in bytes.
-#[cfg(unix)]
-const MAX_STEP_BYTES: usize = 512;
-
-/// The line that says a check's process is in `step`: control characters
-/// (a newline in a path) replaced, at most `MAX_STEP_BYTES` of it.
-#[cfg(unix)]
-pub(crate) fn step_line(step: &str) -> String {
-    let mut line = String::from(STEP_PREFIX);
-    for c in step.chars() {
-        if line.len() + c.len_utf8() > STEP_PREFIX.len() + MAX_STEP_BYTES {
-            break;
-        }
-        line.push(if c.is_control() { '?' } else { c });
-    }
-    line.push('\n');
-    line
-}
-
-/// One line the channel carried (without its newline): a step, or the answer.
-enum Line {
-    /// (Its text is read on Unix only, where a check's process names its steps.)
-    #[cfg_attr(not(unix), allow(dead_code))]
-    Step(String),
-    Answer(Result<CheckReport, String>),
-}
-
-fn line_in(line: &[u8], check: NativeCheck) -> Line {
-    if let Some(step) = line.strip_prefix(STEP_PREFIX.as_bytes()) {
-        return Line::Step(String::from_utf8_lossy(step).into_owned());
-    }
-    let parsed = std::str::from_utf8(line)
-        .ok()
-        .and_then(|line| backend_targets::json::from_json::<CheckReport>(line).ok())
-        .filter(|report| report.check == check);
-    Line::Answer(parsed.ok_or_else(|| format!("the {check} check's process answered something that is not its report")))
-}
 
 /// The most bytes an answer may take (a report with 64 devices is a few KiB).
 const MAX_ANSWER_BYTES: usize = 1 << 20;
@@ -175,10 +134,10 @@ mod unix {
     use std::sync::atomic::{AtomicI32, Ordering};
     use std::time::{Duration, Instant};
 
-    use super::super::HELPER_COMMAND;
     use super::super::checks::Context;
     use super::super::load::LOADER_PATH_VARIABLE;
-    use super::{ANSWER_FD, LOST_CHANNEL_STATUS, Line, MAX_ANSWER_BYTES, crashed, line_in, not_started, timed_out};
+    use super::super::protocol::{Line, Request, line_in};
+    use super::{ANSWER_FD, LOST_CHANNEL_STATUS, MAX_ANSWER_BYTES, crashed, not_started, timed_out};
     use backend_targets::probe::native::{CheckReport, NativeCheck};
 
     /// One check's process while it runs.
@@ -427,10 +386,7 @@ mod unix {
         let cannot = |what: &str, error: std::io::Error| format!("the {check} check could not start ({what}: {error})");
         let (read, write) = pipe().map_err(|e| cannot("a pipe", e))?;
         let mut command = Command::new(helper);
-        command.arg(HELPER_COMMAND).arg(check.as_str());
-        if let Some(driver) = context.driver {
-            command.arg("--driver-version").arg(driver.to_string());
-        }
+        command.args(Request { check, driver: context.driver }.args());
         command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
         command.current_dir("/").process_group(0);
         match context.search.value() {
@@ -802,10 +758,7 @@ pub(crate) fn in_processes(
         .iter()
         .map(|&check| {
             let mut command = Command::new(helper);
-            command.arg(super::HELPER_COMMAND).arg(check.as_str());
-            if let Some(driver) = context.driver {
-                command.arg("--driver-version").arg(driver.to_string());
-            }
+            command.args(super::protocol::Request { check, driver: context.driver }.args());
             command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).current_dir("\\");
             let mut child = match command.spawn() {
                 Ok(child) => child,
@@ -956,25 +909,5 @@ mod tests {
         assert!(!may_adopt(None), "children unknown: nothing is adopted");
         let _ = std::fs::remove_dir_all(&root);
         let _ = std::fs::remove_dir_all(&empty);
-    }
-
-    /// The channel's lines: steps (sanitised, bounded), then the answer.
-    #[cfg(unix)]
-    #[test]
-    fn steps_come_before_the_answer_on_the_channel() {
-        let line = step_line("the load of /opt/x\nstep evil (its initialisers)");
-        assert_eq!(line, "step the load of /opt/x?step evil (its initialisers)\n");
-        let long = step_line(&"é".repeat(1000));
-        assert!(long.len() <= STEP_PREFIX.len() + MAX_STEP_BYTES + 1 && long.ends_with("é\n"), "{long}");
-        let check = NativeCheck::Cuda;
-        match line_in(line.trim_end().as_bytes(), check) {
-            Line::Step(step) => assert_eq!(step, "the load of /opt/x?step evil (its initialisers)"),
-            Line::Answer(_) => panic!("a step read as the answer"),
-        }
-        let report = CheckReport::new(check, NativeReason::NoDevice, String::from("none"));
-        let answer = backend_targets::json::to_json(&report);
-        assert!(matches!(line_in(answer.as_bytes(), check), Line::Answer(Ok(r)) if r == report));
-        assert!(matches!(line_in(answer.as_bytes(), NativeCheck::Rocm), Line::Answer(Err(_))));
-        assert!(matches!(line_in(b"garbage", check), Line::Answer(Err(_))));
     }
 }

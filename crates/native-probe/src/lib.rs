@@ -12,7 +12,7 @@
 //! // by default the `backend-targets` command, looked up on `PATH` (install
 //! // it: `cargo install --path crates/cli` in this repository); else give its
 //! // absolute path, or this program's own (`std::env::current_exe()`) if its
-//! // `main` answers `HELPER_COMMAND` (`serve_check`).
+//! // `main` answers `HELPER_COMMAND` (`serve_check_if_requested`).
 //! let resolution = native::probe(&Target::linux_cuda(false), &native::Options::default());
 //! println!("{:?}", resolution.effective.accelerator);
 //! ```
@@ -34,6 +34,7 @@ mod isolate;
 mod libraries;
 mod load;
 mod metal;
+mod protocol;
 mod python;
 mod runtimes;
 
@@ -43,11 +44,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use checks::Context;
-use cuda::CudaVersion;
 use load::LoaderPath;
 
 use backend_targets::Target;
-use backend_targets::json::to_json;
 use backend_targets::probe::native::{
     CheckReport, HostReport, Isolation, NATIVE_PROBE_TIMEOUT_MS, NativeCheck, NativeReason, NativeResolution,
 };
@@ -55,7 +54,8 @@ use backend_targets::vocab::{Architecture, OperatingSystem};
 
 /// The hidden subcommand a helper executable answers: `HELPER_COMMAND
 /// <check> [--driver-version M.m]` writes one `CheckReport` as a JSON line
-/// on its answer channel and exits 0 (`serve_check`).
+/// on its answer channel and exits 0 (`serve_check`; a program's `main`
+/// answers it in one call, `serve_check_if_requested`).
 pub const HELPER_COMMAND: &str = "__probe-check";
 
 /// Makes `SIGTERM`, `SIGINT` and `SIGHUP` end the running checks' process
@@ -80,7 +80,7 @@ pub struct Options {
     pub timeout_ms: u32,
     /// The executable that runs each check in a child process: it must
     /// answer `HELPER_COMMAND <check>`, as `backend-targets` does, or call
-    /// `serve_check`. Default [`DEFAULT_HELPER`], the command, looked up on
+    /// `serve_check_if_requested`. Default [`DEFAULT_HELPER`], the command, looked up on
     /// `PATH` (`cargo install --path crates/cli` puts it there); any other path
     /// should be absolute (the checks start in `/`, where a relative one
     /// would be resolved); a program that is its own helper gives
@@ -250,6 +250,24 @@ fn row_check(row: &checks::Row) -> Option<NativeCheck> {
     }
 }
 
+/// A program's side of the check protocol, in one call from its `main`:
+/// where `args` (its arguments, without its own name) are a check's request
+/// (`HELPER_COMMAND …`, as a probe starts its helper), answers it
+/// (`serve_check`) and ends the process; otherwise returns at once, having
+/// done nothing.
+///
+/// # Safety
+///
+/// Where `args` are a request, `serve_check`'s: the check loads vendor
+/// libraries into this process, which then ends. None otherwise.
+pub unsafe fn serve_check_if_requested(args: &[OsString]) {
+    if args.first().is_some_and(|first| first == HELPER_COMMAND) {
+        // SAFETY: forwarded: where `args` are a request, `serve_check`'s
+        // contract is this function's.
+        unsafe { serve_check(&args[1..]) }
+    }
+}
+
 /// The helper's side, for the arguments after `HELPER_COMMAND`: `<check>
 /// [--driver-version MAJOR.MINOR]`. Runs the check in this process, writes
 /// its report as one JSON line on the answer channel (file descriptor 3 on
@@ -258,7 +276,7 @@ fn row_check(row: &checks::Row) -> Option<NativeCheck> {
 /// start, or elsewhere; on Unix nowhere, exit status 193, when a library
 /// closed or replaced it), and ends the process at once: no library
 /// destructor runs after the answer. Exit status 0, or 2 for arguments it
-/// does not know.
+/// does not know (its usage on stderr).
 ///
 /// # Safety
 ///
@@ -272,33 +290,18 @@ fn row_check(row: &checks::Row) -> Option<NativeCheck> {
 /// `/dev/null`, `/` as its working directory), or one started by hand to
 /// run it. It never returns: the process ends here.
 pub unsafe fn serve_check(args: &[OsString]) -> ! {
-    let check = args.first().and_then(|a| a.to_str()).and_then(NativeCheck::from_spelling);
-    let driver = match &args[1.min(args.len())..] {
-        [] => Some(None),
-        [flag, value] if flag == "--driver-version" => value.to_str().and_then(CudaVersion::parse).map(Some),
-        _ => None,
-    };
-    let (Some(check), Some(driver)) = (check, driver) else {
-        let _ = writeln!(std::io::stderr(), "backend-targets: {HELPER_COMMAND} takes <check> [--driver-version M.m]");
-        exit_now(2);
+    let request = match protocol::Request::parse(args) {
+        Ok(request) => request,
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "backend-targets: {}", error.message);
+            exit_now(2);
+        }
     };
     disable_core_dumps();
     // Before any library loads: what the channel is.
     let channel = CHANNEL.get_or_init(Channel::at_start);
-    // A panic in the check's own code is its answer too, never an exit
-    // that reads as a library's (a release build aborts: `SIGABRT`).
-    let context = Context { search: LoaderPath::from_env(), driver };
     // SAFETY: forwarded: `run`'s contract is this function's.
-    let report = std::panic::catch_unwind(|| unsafe { checks::run(check, &context) }).unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        CheckReport::new(check, NativeReason::CheckCrashed, format!("the {check} check panicked: {what}"))
-    });
-    let mut line = to_json(&report);
-    line.push('\n');
+    let line = protocol::answer(&request, |check, context| unsafe { checks::run(check, context) });
     channel.write_answer(line.as_bytes());
     exit_now(0)
 }
@@ -360,7 +363,7 @@ impl Channel {
     /// where no channel was open at the start (stdout is a person's).
     fn write_step(&self, step: &str) {
         if self.identity.is_some() {
-            self.write(isolate::step_line(step).as_bytes());
+            self.write(protocol::step_line(step).as_bytes());
         }
     }
 
