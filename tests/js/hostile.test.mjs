@@ -228,9 +228,10 @@ test('plan(object): an object whose JSON is longer than requestBytes is refused 
 });
 
 test('a request inside every ceiling whose answer cannot fit is refused, naming the combination, and the module keeps answering', { timeout: 600_000 }, () => {
-  // The issue's request: 112 MB of text, 100,000 capsules with 1 KB names,
-  // 19 configs, 1.9 M units of work. Its answer would be some 2.3 GB; it
-  // exhausted the module's 2 GiB and left it throwing for good.
+  // A request within every ceiling that once broke the module: 112 MB of text,
+  // 100,000 capsules with 1 KB names, 19 configs, 1.9 M units of work. Its
+  // answer would be some 2.3 GB; it exhausted the module's 2 GiB and left it
+  // throwing for good.
   const name = 'n'.repeat(1_000);
   const capsule = (i) => `{"name":"${name}${i}","op":"matmul","provider":"cuBLAS","device":"cuda","trustLevel":"checked"}`;
   const capsules = Array.from({ length: 100_000 }, (_, i) => capsule(i)).join(',');
