@@ -68,7 +68,7 @@ const args = process.argv.slice(2);
 // 40 samples per variant and situation: with 15, the control page's median
 // landed up to 14 % away from the reference it is identical to on localhost
 // (three runs), as wide as the margins the goals are judged by; with 40, up
-// to 6 % (BENCHMARKS.md).
+// to 6 % (docs/benchmarks-history.md).
 const SAMPLES = Number(args[args.indexOf('--samples') + 1]) || 40;
 // `--only a,b` measures those variants (and the reference) alone.
 const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : undefined;

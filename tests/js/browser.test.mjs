@@ -898,7 +898,7 @@ test('Chromium: evaluating pkg/index.js asks for an adapter at once; the first d
 
 test('Chromium: both browser entries ask for the adapter before they start fetching their .wasm; the detect-only one fetches it only once an adapter answers', async () => {
   // Without an adapter, the answer is what a cold page waits for last
-  // (BENCHMARKS.md), so the request goes out first; the detect-only entry
+  // (docs/benchmarks-history.md), so the request goes out first; the detect-only entry
   // answers it without its module (tests/js/no-adapter.test.mjs).
   for (const [flags, wasmAfterAnswer] of [[[], false], [['--enable-unsafe-webgpu'], true]]) {
     await withChromium(flags, async (context) => {

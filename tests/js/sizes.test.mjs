@@ -1,5 +1,5 @@
 // The size goals as tests: each built module against its goal,
-// measured as BENCHMARKS.md's "Sizes" table and bench/run.mjs measure it
+// measured as BENCHMARKS.md's "Module sizes" and bench/run.mjs measure it
 // (gzip: Node's zlib at level 9; raw: the file's bytes). Run by
 // scripts/test.sh after scripts/build.sh; a module that is not built fails,
 // as one over its goal does. Each test prints its figure and the room left.
@@ -22,8 +22,8 @@ const MEASURES = {
 // The full module's budget was 70,182 B until the verification's report
 // gained two figures (a lower bound, `gpuMsMoreThan`, and the clock's step,
 // `timerResolutionMs`) that the full module reads in a kept verdict: 70,351 B.
-// Raised to 70,700 B with the cold page measured (BENCHMARKS.md, "The
-// verified decision"): the full package's cells within their earlier spread.
+// Raised to 70,700 B with the cold page measured (docs/benchmarks-history.md,
+// "The verified decision"): the full package's cells within their earlier spread.
 const FULL_MODULE_BUDGET = 70_700;
 const SIZE_GOALS = [
   ['the full browser module', 'pkg/backend_targets_bg.wasm', 'gzip', FULL_MODULE_BUDGET],
