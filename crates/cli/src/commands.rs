@@ -9,11 +9,14 @@ use lexopt::prelude::*;
 use backend_targets::Limits;
 use backend_targets::SchemaName;
 use backend_targets::json::{to_json, to_json_pretty};
+use backend_targets::plan_result::RejectionReason;
 use backend_targets::probe::native::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
 use backend_targets::reference_capsules;
+use backend_targets::vocab::BackendOp;
 use backend_targets::wording::quoted_short;
 use backend_targets::{Error, ErrorCode};
 use backend_targets::{OptionSpelling, Preset, PresetOptions, Target, presets};
+use backend_targets::{PlanMode, PlanResult};
 use backend_targets::{parse_plan_request, parse_target};
 
 use super::*;
@@ -381,7 +384,7 @@ pub(crate) fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read +
     let mut request = parse_plan_request(&text, &limits)?;
     if !probe {
         let result = request.run();
-        let advice = (!result.ok).then_some(NO_PLAN_ADVICE);
+        let advice = (!result.ok).then(|| no_plan_advice(&result));
         return Ok(plan_outcome(output.json(&result), advice));
     }
     let Some(target) = request.target.take() else {
@@ -394,28 +397,77 @@ pub(crate) fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read +
     let resolution = probe_target(&target, timeout_ms.unwrap_or(NATIVE_PROBE_TIMEOUT_MS))?;
     request.availability = Some(resolution.availability.clone());
     let result = request.run();
-    let advice = (!result.ok).then_some(NO_PLAN_ADVICE);
+    let advice = (!result.ok).then(|| no_plan_advice(&result));
     Ok(plan_outcome(output.json(&ProbedPlanResult::new(result, resolution)), advice))
 }
 
 /// A plan's answer: its JSON on stdout; without a plan (`advice`:
-/// `NO_PLAN_ADVICE`), that on stderr and status `EXIT_NOT_PLANNABLE`.
-fn plan_outcome(json: String, advice: Option<&str>) -> Outcome {
+/// `no_plan_advice`), that on stderr and status `EXIT_NOT_PLANNABLE`.
+fn plan_outcome(json: String, advice: Option<String>) -> Outcome {
     match advice {
         None => Outcome::printed(json, EXIT_OK),
-        Some(advice) => Outcome { stdout: json, stderr: advice.to_string(), status: EXIT_NOT_PLANNABLE },
+        Some(advice) => Outcome { stdout: json, stderr: advice, status: EXIT_NOT_PLANNABLE },
     }
 }
 
-/// What stderr says when no plan exists, for the person at the terminal
-/// (stdout's JSON is the answer): where the answer says what is missing,
-/// and where the advice per reason is. Not the advice itself
-/// (`RejectionReason::what_to_do`, README's table): naming each unplanned
-/// op and its reasons here measured 1,150 B more of the WASI module, 420 B
-/// over its size goal; this line costs about 100 B.
-const NO_PLAN_ADVICE: &str = "backend-targets: no plan: each op's `message` says which op found no capsule \
-     on which device, and each candidate's `reason` which rule refused it; what to do about each reason: \
-     README.md, \"Why a capsule was refused\"\n";
+/// The first line stderr says when no plan exists: stdout's JSON is the
+/// answer, and where in it to look.
+const NO_PLAN_LINE: &str = "backend-targets: no plan: stdout's JSON is the answer (each op's `message` says \
+     which op found no capsule on which device, each candidate's `reason` which rule refused it); what to do, \
+     op by op:\n";
+
+/// What stderr says when no plan exists, for the person at the terminal:
+/// `NO_PLAN_LINE`, then for each op without a plan (`unplanned_ops`) a line
+/// naming it and, for each distinct reason its candidates were refused for,
+/// a line with the reason's spelling and what to do about it
+/// (`RejectionReason::what_to_do`, from which README's table "Why a capsule
+/// was refused" is made).
+pub(crate) fn no_plan_advice(result: &PlanResult) -> String {
+    let mut text = String::from(NO_PLAN_LINE);
+    for (op, reasons) in unplanned_ops(result) {
+        text.push_str(&format!("  op {op}:\n"));
+        if reasons.is_empty() {
+            text.push_str("    the catalog has no capsule for this op: declare one\n");
+        }
+        for reason in reasons {
+            text.push_str(&format!("    {reason}: {}\n", reason.what_to_do()));
+        }
+    }
+    text
+}
+
+/// The ops without a plan, each once, in the order the answer first lists
+/// them, with the distinct reasons their candidates were refused for where
+/// they found no capsule, in the order first met. In `perOp` mode, those
+/// the last config tried could not plan (no config did); in `wholePlan`
+/// mode, every op a config could not plan (each is why that config failed).
+fn unplanned_ops(result: &PlanResult) -> Vec<(BackendOp, Vec<RejectionReason>)> {
+    let failures = || result.attempts.iter().flat_map(|attempt| &attempt.ops).filter(|op| op.message.is_some());
+    let unplanned: Vec<usize> = if result.mode == PlanMode::PerOp {
+        let last = result.attempts.last().map(|attempt| attempt.ops.as_slice()).unwrap_or_default();
+        last.iter().filter(|op| op.message.is_some()).map(|op| op.op_index).collect()
+    } else {
+        failures().map(|op| op.op_index).collect()
+    };
+    let mut ops: Vec<(BackendOp, Vec<RejectionReason>)> = Vec::new();
+    for failure in failures().filter(|op| unplanned.contains(&op.op_index)) {
+        let at = match ops.iter().position(|(op, _)| *op == failure.op) {
+            Some(at) => at,
+            None => {
+                ops.push((failure.op, Vec::new()));
+                ops.len() - 1
+            }
+        };
+        // An op met again in the same config (`sameAs`) lists no candidates:
+        // they are listed where it was first met, with the same reasons.
+        for reason in failure.candidates().iter().filter_map(|candidate| candidate.reason) {
+            if !ops[at].1.contains(&reason) {
+                ops[at].1.push(reason);
+            }
+        }
+    }
+    ops
+}
 
 pub(crate) fn schema_command(parser: &mut lexopt::Parser) -> Result<Outcome, Error> {
     let mut name: Option<SchemaName> = None;

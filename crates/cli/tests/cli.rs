@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use backend_targets::plan_result::RejectionReason;
 use serde_json::Value;
 
 fn vectors() -> PathBuf {
@@ -73,9 +74,21 @@ fn golden_outputs() {
             }
             continue;
         }
-        // Without a plan (status 1), one line says where to look; else nothing.
+        // Without a plan (status 1), a line says where to look, then the
+        // advice names each op the answer says found no capsule, with a line
+        // per reason; else nothing.
         let stderr_as_wanted = match want_status {
-            1 => out.stderr.starts_with("backend-targets: no plan: ") && out.stderr.lines().count() == 1,
+            1 => {
+                let stdout = String::from_utf8_lossy(&out.stdout);
+                let mut lines = out.stderr.lines();
+                lines.next().is_some_and(|first| first.starts_with(NO_PLAN_LINE))
+                    && out.stderr.ends_with('\n')
+                    && lines.clone().count() >= 2
+                    && lines.clone().all(|line| line.starts_with("  op ") || line.starts_with("    "))
+                    && lines
+                        .filter_map(|line| line.strip_prefix("  op ")?.strip_suffix(':'))
+                        .all(|op| stdout.contains(&format!("no admissible backend capsule for op {op} on device")))
+            }
             _ => out.stderr.is_empty(),
         };
         if !stderr_as_wanted {
@@ -140,18 +153,24 @@ fn plan_reads_a_request_file() {
     assert!(missing.stderr.contains("[io] at --request"), "{}", missing.stderr);
 }
 
+/// The first line stderr says without a plan.
+const NO_PLAN_LINE: &str = "backend-targets: no plan: stdout's JSON is the answer (each op's `message` says \
+     which op found no capsule on which device, each candidate's `reason` which rule refused it); what to do, \
+     op by op:";
+
 #[test]
-fn unplannable_prints_the_spec_message_on_stdout_and_where_to_look_on_stderr() {
+fn unplannable_prints_the_spec_message_on_stdout_and_advice_per_op_on_stderr() {
     let out = run(&["plan"], &std::fs::read(vectors().join("requests/unplannable.json")).unwrap());
     assert_eq!(out.status, 1);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("no admissible backend capsule for op selectiveScan on device wasm"), "{text}");
     assert!(text.contains("no admissible backend capsule for op add on device wasm"), "{text}");
     // stderr, for the person at the terminal: where the answer says what is
-    // missing, and where the advice per reason is.
-    assert!(out.stderr.starts_with("backend-targets: no plan: each op's `message`"), "{}", out.stderr);
-    assert!(out.stderr.contains("README.md, \"Why a capsule was refused\""), "{}", out.stderr);
-    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    // missing, then each op without a plan and what to do about each reason
+    // its capsules were refused for (matmul was planned: not named).
+    let add = format!("  op add:\n    device-mismatch: {}\n", RejectionReason::DeviceMismatch.what_to_do());
+    let scan = "  op selectiveScan:\n    the catalog has no capsule for this op: declare one\n";
+    assert_eq!(out.stderr, format!("{NO_PLAN_LINE}\n{scan}{add}"));
     // A plan that succeeds says nothing there.
     let planned = run(&["plan"], &std::fs::read(vectors().join("requests/default-explained.json")).unwrap());
     assert_eq!(planned.status, 0);
@@ -413,4 +432,58 @@ fn request_vectors_through_the_rust_api() {
         count += 1;
     }
     assert!(count >= 20, "{count} request vectors");
+}
+
+/// The advice names each op without a plan once, with the `what_to_do`
+/// sentence of each distinct reason its capsules were refused for: in
+/// `perOp` mode only the ops no config planned (softmax, refused by the
+/// first config's trust policy, is planned by the second), in `wholePlan`
+/// mode each op that a config could not plan.
+#[test]
+fn the_advice_names_each_unplanned_op_and_what_to_do_about_each_reason() {
+    let request = |mode: &str| {
+        let capsule = |name: &str, op: &str, device: &str, trust: &str, forward: bool| {
+            serde_json::json!({
+                "name": name, "op": op, "provider": "reference", "device": device, "trustLevel": trust,
+                "vjpMode": "torchLeanTape", "supportsForward": forward,
+            })
+        };
+        serde_json::json!({
+            "ops": ["add", "matmul", "softmax"],
+            "availability": { "devices": ["cpu"], "providers": ["reference"] },
+            "configs": [
+                { "device": "cpu", "trustPolicy": "checked" },
+                { "device": "cpu", "trustPolicy": "fuzzedOk" },
+            ],
+            "capsules": [
+                capsule("cuda.add", "add", "cuda", "checked", true),
+                capsule("backward.add", "add", "cpu", "checked", false),
+                capsule("ref.matmul", "matmul", "cpu", "checked", true),
+                capsule("fuzzed.softmax", "softmax", "cpu", "fuzzed", true),
+            ],
+            "mode": mode,
+        })
+        .to_string()
+    };
+    let advice = |reason: RejectionReason| format!("    {reason}: {}", reason.what_to_do());
+    let add = [advice(RejectionReason::DeviceNotAvailable), advice(RejectionReason::NoForward)];
+    for (mode, softmax) in [("perOp", false), ("wholePlan", true)] {
+        let out = run(&["plan"], request(mode).as_bytes());
+        assert_eq!(out.status, 1, "{mode}: {}", out.stderr);
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        assert_eq!(lines[0], NO_PLAN_LINE, "{mode}");
+        assert_eq!(lines[1], "  op add:", "{mode}: {}", out.stderr);
+        let mut reasons = lines[2..4].to_vec();
+        reasons.sort();
+        let mut want = add.clone();
+        want.sort();
+        assert_eq!(reasons, want, "{mode}: each distinct reason once, with what to do about it");
+        let rest = &lines[4..];
+        if softmax {
+            assert_eq!(rest, ["  op softmax:", advice(RejectionReason::TrustRefused).as_str()], "{mode}");
+        } else {
+            assert!(rest.is_empty(), "{mode}: softmax was planned by the second config: {}", out.stderr);
+        }
+        assert!(!out.stderr.contains("matmul"), "{mode}: matmul was planned: {}", out.stderr);
+    }
 }
