@@ -17,9 +17,9 @@ installed=$(rustup target list --installed)
 for t in wasm32-unknown-unknown wasm32-wasip1 wasm32-wasip2 aarch64-apple-darwin x86_64-pc-windows-gnu; do
   grep -qx "$t" <<<"$installed" || rustup target add "$t"
 done
-# The npm build recompiles std for size (scripts/build.sh).
+# The formatting and lint gates (scripts/test.sh).
 components=$(rustup component list --installed)
-for c in rust-src rustfmt clippy; do
+for c in rustfmt clippy; do
   grep -q "^$c" <<<"$components" || rustup component add "$c"
 done
 

@@ -225,10 +225,8 @@ pub(crate) fn reject_repeats<'a>(values: impl Iterator<Item = &'a str>, path: &s
     }
 }
 
-/// `text` as a JSON string, for messages that quote a value. The same in
-/// every build: the npm build compiles `Debug` formatting away
-/// (`-Zfmt-debug=none`, scripts/build.sh), and JSON's escaping needs none of
-/// the Unicode tables that `{:?}` would bring back.
+/// `text` as a JSON string, for messages that quote a value: the same text
+/// on every runtime, whatever `{:?}` would write.
 ///
 /// Beyond JSON's own escapes, the characters that reorder or break a line
 /// without being control characters (the bidirectional marks, embeddings,

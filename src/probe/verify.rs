@@ -63,10 +63,6 @@ pub const F32_TOLERANCE: f64 = 1e-3;
 /// See [`F32_TOLERANCE`]; the `f16` path rounds its operands to 11 bits.
 pub const F16_TOLERANCE: f64 = 2e-2;
 
-/// What a module without the verification says of `verify` (the entries
-/// hand it to `backend-targets/verify`, which has it).
-pub const NOT_HERE: &str = "verify is in 'backend-targets/verify'";
-
 /// `detect({ verify })`'s object form; `verify: true` is every default.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]

@@ -114,6 +114,66 @@ fn verify_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema 
     schemars::json_schema!({ "anyOf": [{ "type": "boolean" }, options] })
 }
 
+/// A probe's outcome reached before any adapter object exists, with its
+/// sentence: what the module answers there (crates/browser, `probe_once`),
+/// and what the JS entries answer without fetching the module, from
+/// `pkg-template/core.generated.js`, which `tests/generated_js.rs` writes
+/// from this table (and fails on when it is stale).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unreached {
+    /// Its key in the generated file.
+    pub name: &'static str,
+    /// The report's `reason`.
+    pub reason: ProbeReason,
+    /// The report's `apiPresent`.
+    pub api_present: bool,
+    /// The report's `message`, [`Unreached::TIMEOUT_MS`] standing for the
+    /// probe's bound.
+    pub message: &'static str,
+}
+
+impl Unreached {
+    /// Where a sentence says the probe's bound (`timeoutMs`).
+    pub const TIMEOUT_MS: &'static str = "{timeoutMs}";
+    /// No `navigator.gpu` in a page or worker.
+    pub const NO_WEBGPU_API: Self = Self {
+        name: "no-webgpu-api",
+        reason: ProbeReason::NoWebGpuApi,
+        api_present: false,
+        message: "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)",
+    };
+    /// No time left to ask anything (`timeoutMs: 0`, or a probe started
+    /// again whose time has run out).
+    pub const NO_TIME: Self = Self {
+        name: "no-time",
+        reason: ProbeReason::Timeout,
+        api_present: true,
+        message: "no answer within {timeoutMs} ms",
+    };
+    /// `requestAdapter()` did not answer within the bound.
+    pub const ADAPTER_TIMEOUT: Self = Self {
+        name: "adapter-timeout",
+        reason: ProbeReason::Timeout,
+        api_present: true,
+        message: "no answer from requestAdapter() within {timeoutMs} ms",
+    };
+    /// `requestAdapter()` answered `null`.
+    pub const NO_ADAPTER: Self = Self {
+        name: "no-adapter",
+        reason: ProbeReason::NoAdapter,
+        api_present: true,
+        message: "requestAdapter() answered null: no suitable adapter",
+    };
+    /// Every row, in the order the generated file lists them.
+    pub const ALL: [Self; 4] = [Self::NO_WEBGPU_API, Self::NO_TIME, Self::ADAPTER_TIMEOUT, Self::NO_ADAPTER];
+
+    /// The report of this outcome under the bound `timeout_ms`.
+    pub fn report(self, timeout_ms: u32) -> ProbeReport {
+        let message = self.message.replace(Self::TIMEOUT_MS, &timeout_ms.to_string());
+        ProbeReport::unavailable(self.reason, message, self.api_present, timeout_ms)
+    }
+}
+
 /// `ProbeOptions::timeout_ms` when not given.
 pub const DEFAULT_PROBE_TIMEOUT_MS: u32 = 2000;
 

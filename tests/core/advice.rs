@@ -27,7 +27,7 @@ fn every_reason_says_what_to_do_in_words_of_its_own() {
 #[test]
 fn both_readmes_carry_the_table() {
     let table = RejectionReason::what_to_do_markdown();
-    for readme in ["README.md", "crates/browser/pkg-template/README.md"] {
+    for readme in ["README.md", "pkg-template/README.md"] {
         assert!(
             repository_file(readme).contains(&table),
             "{readme} lacks the table; paste `what_to_do_markdown()`:\n{table}"

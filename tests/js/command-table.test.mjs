@@ -3,7 +3,7 @@
 // npm package's exports answer to. Each command maps to the exports that
 // give the same answer; every export the package has is either one of
 // those or listed below as the JavaScript API's own, with why. A command
-// added to the table, or an export added to crates/browser/pkg-template/index.js, fails
+// added to the table, or an export added to pkg-template/index.js, fails
 // here until it is placed. (The service's routes are held to the same table
 // by http/src/service.rs's tests.)
 import { test } from 'node:test';

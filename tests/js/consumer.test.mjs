@@ -25,7 +25,7 @@ const TOOLS = join(ROOT, 'tests', 'js', 'node_modules');
 const TSC = join(TOOLS, 'typescript', 'bin', 'tsc');
 const VITE = join(TOOLS, 'vite', 'bin', 'vite.js');
 const ESBUILD = join(TOOLS, '.bin', 'esbuild');
-const { version } = JSON.parse(readFileSync(join(ROOT, 'crates/browser/pkg-template', 'package.json'), 'utf8'));
+const { version } = JSON.parse(readFileSync(join(ROOT, 'pkg-template', 'package.json'), 'utf8'));
 const TARBALL = process.env.BACKEND_TARGETS_TGZ ?? join(ROOT, 'dist', `backend-targets-${version}.tgz`);
 
 let dir;

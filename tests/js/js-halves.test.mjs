@@ -1,6 +1,5 @@
 // The JavaScript halves of the binding layer, on their own: crates/browser/src/boundary.js
-// (a JS value to JSON text, refusing what JSON cannot carry), crates/browser/src/plain.js
-// (JSON text handed to the detect-only module field by field) and
+// (a JS value to JSON text, refusing what JSON cannot carry) and
 // crates/browser/src/probe.js (what the probe reads off a GPUAdapter and the name it
 // gives it in messages, the capture of
 // wgpu's requestAdapter() call and the early request it can take, the device
@@ -16,7 +15,6 @@ import { ROOT } from './common.mjs';
 
 const boundary = await import(pathToFileURL(join(ROOT, 'crates', 'browser', 'src', 'boundary.js')));
 const probe = await import(pathToFileURL(join(ROOT, 'crates', 'browser', 'src', 'probe.js')));
-const plain = await import(pathToFileURL(join(ROOT, 'crates', 'browser', 'src', 'plain.js')));
 
 describe('boundary.js: jsonText', () => {
   test('plain values are JSON.stringify', () => {
@@ -46,49 +44,6 @@ describe('boundary.js: jsonText', () => {
     const cycle = {};
     cycle.self = cycle;
     assert.throws(() => boundary.jsonText(cycle), TypeError);
-  });
-});
-
-describe('plain.js: plainFields (the detect-only module\'s direct reader, issue 24)', () => {
-  test('a value flat: its kind and two slots, then each field\'s key, kind and two slots', () => {
-    assert.deepEqual(plain.plainFields('null'), [0, 0, 0]);
-    assert.deepEqual(plain.plainFields('[1, {"a": 2}]'), [4, 0, 0]);
-    assert.deepEqual(plain.plainFields('"x"'), [3, 'x', 0]);
-    const text = '{"n":-1,"f":1.5,"big":100000000000000000000,"huge":1e21,"b":false,"s":"é","z":null,"a":[[]],"o":{"p":1}}';
-    assert.deepEqual(plain.plainFields(text), [5, 0, 0,
-      'n', 2, -1, '-1', 'f', 2, 1.5, '1.5', 'big', 2, 1e20, '100000000000000000000', 'huge', 2, 1e21, '1e21',
-      'b', 1, false, 0, 's', 3, 'é', 0, 'z', 0, 0, 0, 'a', 4, 0, 0, 'o', 5, 0, 0]);
-    // What JSON.stringify writes of a number is the text itself.
-    assert.deepEqual(plain.plainFields(JSON.stringify({ huge: 1e21 })), [5, 0, 0, 'huge', 2, 1e21, '1e+21']);
-  });
-
-  test('JSON text as written: each number\'s own text, every field in the text\'s order, a repeated key each time (issue 32)', () => {
-    // src/json/direct.rs holds the core's direct reader to the strict one on
-    // the same file: together, JSON text reads alike in both packages.
-    const cases = JSON.parse(readFileSync(join(ROOT, 'tests', 'vectors', 'probe-options-text.json'), 'utf8'));
-    assert.ok(cases.length >= 40, `the case list shrank: ${cases.length}`);
-    for (const { text, flat, refused } of cases) {
-      assert.deepStrictEqual(plain.plainFields(text), flat ?? refused, text);
-    }
-    assert.deepStrictEqual(plain.plainFields('{"timeoutMs":-0}'), [5, 0, 0, 'timeoutMs', 2, -0, '-0']);
-  });
-
-  test('a text JSON.parse refuses: its message', () => {
-    assert.equal(typeof plain.plainFields('{"timeoutMs": 1'), 'string');
-  });
-
-  test('what serde_json refuses and JSON.parse accepts: nesting past 127, a lone surrogate\'s escape, with serde_json\'s words and column', () => {
-    const nested = (n) => `{"a":${'['.repeat(n)}1${']'.repeat(n)}}`;
-    assert.equal(typeof plain.plainFields(nested(126)), 'object');
-    assert.equal(plain.plainFields(nested(127)), 'recursion limit exceeded at line 1 column 132');
-    assert.equal(plain.plainFields(nested(300)), 'recursion limit exceeded at line 1 column 132');
-    assert.equal(plain.plainFields('{"\\ud800":1}'), 'unexpected end of hex escape at line 1 column 9');
-    assert.equal(plain.plainFields('{"a\\udc00b":1}'), 'lone leading surrogate in hex escape at line 1 column 9');
-    assert.equal(plain.plainFields('{"\\ud800\\u0041":1}'), 'lone leading surrogate in hex escape at line 1 column 14');
-    assert.equal(plain.plainFields('{"\\ud800\\n":1}'), 'unexpected end of hex escape at line 1 column 10');
-    assert.equal(plain.plainFields('{"é\\ud800":1}'), 'unexpected end of hex escape at line 1 column 11');
-    assert.deepEqual(plain.plainFields('{"x":"\\\\ud800"}'), [5, 0, 0, 'x', 3, '\\ud800', 0], 'an escaped backslash, then text');
-    assert.deepEqual(plain.plainFields('{"\\ud83d\\ude00":1}'), [5, 0, 0, '😀', 2, 1, '1'], 'a pair is one character');
   });
 });
 
@@ -540,20 +495,6 @@ describe('probe.js: verifyDevice', () => {
   });
 });
 
-describe('boundary.js: escapeHidden', () => {
-  test('writes the characters that reorder or break a line as \\uXXXX in message and path, nothing else', () => {
-    const error = new Error('[unknown-field] at ["a\u202eb"]: unknown field "a\u202eb", and é\u200d😀');
-    boundary.escapeHidden(error, '["a\u202eb\u2066\u061c\u2028"]');
-    assert.equal(error.message, '[unknown-field] at ["a\\u202eb"]: unknown field "a\\u202eb", and é\u200d😀');
-    assert.equal(error.path, '["a\\u202eb\\u2066\\u061c\\u2028"]');
-    const all = '\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069';
-    const other = new Error(all);
-    boundary.escapeHidden(other, '');
-    assert.equal(other.message, JSON.parse(`"${other.message}"`) === all ? other.message : 'mismatch');
-    assert.doesNotMatch(other.message, /[\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/);
-  });
-});
-
 describe('verify.js: the guard around wgpu\'s adapter and device, and the kept verdicts', async () => {
   const verify = await import(pathToFileURL(join(ROOT, 'crates', 'browser', 'src', 'verify.js')));
 
@@ -679,7 +620,8 @@ describe('verify.js: the guard around wgpu\'s adapter and device, and the kept v
       limits: { maxBindGroups: 4, maxComputeWorkgroupSizeX: 256, maxBufferSize: 268435456 },
     };
     const texts = [...Object.values(adapter.info), 'adapter', ...adapter.features,
-      ...Object.entries(adapter.limits).flat(), verify.userAgent(), '__BACKEND_TARGETS_VERSION__', 'f16'];
+      ...Object.entries(adapter.limits).flat(), verify.userAgent(), 'unbundled', 'f16'];
+    // ('unbundled': the version scripts/bundle.mjs defines for the package's bundles.)
     let low = 0x811c9dc5;
     let high = 0x050c5d1f;
     for (const text of texts) {

@@ -182,8 +182,8 @@ test('Chromium with an adapter: pkg/detect.js leaves the answer to its module (w
 });
 
 test('Chromium, null adapter: the package README\'s detect recipe, as written, decides wasm, and its JS fetches no .wasm', async () => {
-  // The recipe's HTML, from crates/browser/pkg-template/README.md, with the package served at /pkg/.
-  const readme = readFileSync(join(ROOT, 'crates/browser/pkg-template', 'README.md'), 'utf8');
+  // The recipe's HTML, from pkg-template/README.md, with the package served at /pkg/.
+  const readme = readFileSync(join(ROOT, 'pkg-template', 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('### Decide first, plan later'));
   const html = section.match(/```html\n([\s\S]*?)```/)[1].replaceAll('/node_modules/backend-targets/', '/pkg/')
     .replace('// ...then fetch the runtime', 'window.__decided = { useWebGpu, resolution };\n  // ...then fetch the runtime');

@@ -40,9 +40,15 @@ for (const [runtime, run] of Object.entries(runtimes)) {
       } else {
         const golden = readFileSync(join(VECTORS, 'cli', `${c.name}.out`));
         assert.ok(out.stdout.equals(golden), `${c.name}: stdout differs from the native golden`);
-        // Without a plan (status 1), one line says where to look; else nothing.
-        if (c.status === 1) assert.match(out.stderr, /^backend-targets: no plan: [^\n]*\n$/, c.name);
-        else assert.equal(out.stderr, '', c.name);
+        // Without a plan (status 1), where to look and what to do op by op,
+        // word for word as the native command says it; else nothing.
+        if (c.status === 1) {
+          assert.match(out.stderr, /^backend-targets: no plan: [^\n]*\n.+/s, c.name);
+          const native = spawnSync(NATIVE_BIN, c.args, { input: stdin });
+          assert.equal(out.stderr, native.stderr.toString('utf8'), c.name);
+        } else {
+          assert.equal(out.stderr, '', c.name);
+        }
       }
     }
   });
@@ -155,7 +161,7 @@ test('wasmtime: every row of the README\'s "what a caller sees" table, as wasmti
   const cases = [
     ['done', wasmtime([], ['plan'], request('default-explained')), 0, /^\{"ok":true,.*\n$/s, /^$/],
     ['not plannable', wasmtime([], ['plan'], request('unplannable')), 1, /^\{"ok":false,.*\n$/s,
-      /^backend-targets: no plan: [^\n]*\n$/],
+      /^backend-targets: no plan: [^\n]*\n(?:[^\n]+\n)+$/],
     ['no such module', (() => {
       const r = spawnSync('wasmtime', ['run', join(ROOT, 'no-such-module.wasm'), 'plan'], { input: '{}' });
       return { status: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };

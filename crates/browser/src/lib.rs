@@ -9,7 +9,7 @@
 //! `detect`: the detect-only module of `backend-targets/detect`. Every
 //! answer is the core's (`backend-targets`), which this crate only carries
 //! across the boundary; scripts/build.sh makes the npm package's modules of
-//! it (`crates/browser/pkg-template/` holds their entries).
+//! it (`pkg-template/` holds their entries).
 //!
 //! The module is a program of its own (a `.wasm` its JS glue instantiates,
 //! with nothing else in it), so it makes its process-wide choices, in its

@@ -201,7 +201,7 @@ export function requestEarly() {
 /** The adapter request waiting for the next probe, as the page's
  *  `requestAdapter()` answered it (a promise, which may reject), for the
  *  detect-only entry to look at without taking it: its answer without the
- *  module where that answer is `null` (crates/browser/pkg-template/detect.js). With `fresh`
+ *  module where that answer is `null` (pkg-template/detect.js). With `fresh`
  *  and none waiting, one is asked for now (`requestEarly`), which the probe
  *  that follows takes instead of asking again. Undefined where there is none,
  *  or the one waiting was asked of another `navigator.gpu`. */

@@ -38,7 +38,8 @@ use backend_targets::Limits;
 use backend_targets::Target;
 use backend_targets::ToJsonText;
 use backend_targets::probe::web::{
-    AdapterInfo, AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, resolve as resolve_report,
+    AdapterInfo, AdapterReport, PowerPreference, ProbeOptions, ProbeReason, ProbeReport, Unreached,
+    resolve as resolve_report,
 };
 use backend_targets::webgpu::LimitMap;
 
@@ -320,8 +321,7 @@ async fn probe_once(
         return unavailable(ProbeReason::NoNavigator, message, false);
     }
     if absent(&gpu) {
-        let message = "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)".to_string();
-        return unavailable(ProbeReason::NoWebGpuApi, message, false);
+        return Unreached::NO_WEBGPU_API.report(timeout);
     }
     // wgpu's browser backend expects a page, a worker, or Deno's own WebGPU:
     // elsewhere (Node with a WebGPU polyfill, even `{}`) creating its
@@ -336,7 +336,7 @@ async fn probe_once(
         // No time left to ask the page anything (`timeoutMs: 0`, or a probe
         // started again in a fresh instance, see `probeStart`, whose time
         // has run out). What is absent was said above, whatever the time.
-        return unavailable(ProbeReason::Timeout, format!("no answer within {timeout} ms"), true);
+        return Unreached::NO_TIME.report(timeout);
     }
     let Some(instance) = instance_for(&gpu) else {
         let message = "navigator.gpu gives another object on every read, and wgpu cannot be made to ask the one read \
@@ -363,8 +363,7 @@ async fn probe_once(
         }
     };
     let Some((direct, through_wgpu)) = within(left_until(deadline), both(direct, through_wgpu)).await else {
-        let message = format!("no answer from requestAdapter() within {timeout} ms");
-        return unavailable(ProbeReason::Timeout, message, true);
+        return Unreached::ADAPTER_TIMEOUT.report(timeout);
     };
     let ((adapter, name), handle) = match direct {
         Err(error) => {
@@ -372,8 +371,7 @@ async fn probe_once(
             return unavailable(ProbeReason::AdapterRequestFailed, message, true);
         }
         Ok(adapter) if absent(&adapter) => {
-            let message = "requestAdapter() answered null: no suitable adapter".to_string();
-            return unavailable(ProbeReason::NoAdapter, message, true);
+            return Unreached::NO_ADAPTER.report(timeout);
         }
         Ok(adapter) => match adapter_report(&adapter) {
             Ok(report) => (report, adapter),
@@ -477,6 +475,26 @@ pub fn resolve(
         super::planning::required(&report, "a probe report", Limits::CEILING.request_bytes).map_err(js_error)?;
     let report = ProbeReport::from_json_text(&report).map_err(|e| js_error(e.under("report")))?;
     Ok(to_js(&resolve_report(&target, &report).to_json_text()))
+}
+
+/// What the options ask of a verification, read by the strict reader as
+/// `probe()` reads them (the same errors), defaults filled in:
+/// `{ verify: { budgetMs, precision, cache }, verifyDevice }`, or `undefined`
+/// when they ask for none. The full package's entry asks this before it
+/// looks up a kept verdict (pkg-template/index.js), so that it judges no
+/// option itself.
+#[cfg(feature = "planner-exports")]
+#[wasm_bindgen(js_name = verifySettings, skip_typescript)]
+pub fn verify_settings(options: JsValue) -> Result<JsValue, JsValue> {
+    let options = probe_options(&options)?;
+    Ok(match &options.verify {
+        None => JsValue::UNDEFINED,
+        Some(verify) => to_js(&format!(
+            "{{\"verify\":{},\"verifyDevice\":{}}}",
+            backend_targets::json::to_json(verify),
+            options.verify_device
+        )),
+    })
 }
 
 /// `probe(options)`, then `resolve(wasm(), report)`.

@@ -108,8 +108,9 @@ export function adapterGuard(faults) {
     });
 }
 
-// The package's version, written in by scripts/build.sh when it bundles an entry.
-const VERSION = '__BACKEND_TARGETS_VERSION__';
+// The package's version, defined by scripts/bundle.mjs when it bundles an
+// entry (unbundled, as wasm-bindgen's tests load it, a name of its own).
+const VERSION = typeof __BACKEND_TARGETS_VERSION__ === 'string' ? __BACKEND_TARGETS_VERSION__ : 'unbundled';
 const PREFIX = 'backend-targets:verify:';
 const utf8 = new TextEncoder();
 

@@ -7,7 +7,7 @@
 // is handed here. scripts/build.sh bundles it, as detect.js, with
 // wasm-bindgen's glue and the JS halves.
 import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
-// scripts/build.sh points these at wasm-bindgen's copies, as for index.js.
+// scripts/bundle.mjs points these at wasm-bindgen's copies, as for index.js.
 import { endHandOver, handOver, now, requestEarly, settle } from './probe.js';
 import { clearVerdicts } from './verify.js';
 import { adopt, compileEarly, instantiateOnce } from './early.js';

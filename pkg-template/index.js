@@ -1,4 +1,4 @@
-// Browser and bundler entry. scripts/build.sh bundles this file with
+// Browser and bundler entry. scripts/bundle.mjs bundles this file with
 // wasm-bindgen's glue and the JS halves (snippets) into one module, pkg/index.js,
 // so a page makes one request for the JS. Evaluating it starts fetching and
 // compiling the .wasm (streaming) and the probe's adapter request, in parallel
@@ -9,16 +9,15 @@
 // a BackendTargetsError (the next call gets a fresh instance), and probe() and
 // detect() survive the instance ending while they wait.
 import init, * as glue from './backend_targets.js';
-// The JS halves: scripts/build.sh points these at wasm-bindgen's copies
+// The JS halves: scripts/bundle.mjs points these at wasm-bindgen's copies
 // (snippets/backend-targets-browser-<hash>/src/*.js, from crates/browser/src/),
 // the very modules the glue uses.
 import { cancelDelay, delay, lastRequest, now, requestEarly, settle } from './probe.js';
-import { takeOutOfMemory } from './boundary.js';
 import { cachedVerdict, verdictKey, warmVerdicts } from './verify.js';
 import {
-  THROW_WITH, adopt, backendError, checkModule, compile, compileEarly, compileSync, gpuOf, notInitialised, raise, throwWith,
-  verifying,
+  THROW_WITH, adopt, checkModule, compile, compileEarly, compileSync, gpuOf, notInitialised, throwWith, verifying,
 } from './early.js';
+import { guarded, instance } from './guard.js';
 
 export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
 
@@ -33,33 +32,6 @@ const url = new URL('./backend_targets_bg.wasm', import.meta.url);
 // localStorage is loaded, off a kept verdict's path (see warmVerdicts).
 requestEarly()?.then((adapter) => adapter && warmVerdicts());
 let early = compileEarly(url);
-
-let instantiated = false;
-// The module's exports the entry calls: a module lacking one is refused.
-const names = ['probe', 'detect'];
-
-/** wasm-bindgen's export `name`, guarded. */
-function guarded(name) {
-  names.push(name);
-  const call = glue[name];
-  return (...args) => {
-    if (!instantiated) raise(notInitialised());
-    try {
-      return call(...args);
-    } catch (error) {
-      // The module ended its instance for an allocation it could not hold
-      // (crates/browser/src/api.rs); the glue starts a fresh one for the next call.
-      if (takeOutOfMemory()) {
-        raise(backendError('limit-exceeded', 'the module ran out of memory (its 2 GiB) for this call; it starts afresh '
-          + 'for the next one. Lower the limits the request was allowed (outputBytes, work, configs, requestBytes), '
-          + 'or plan it with the command'));
-      }
-      raise(error);
-    } finally {
-      takeOutOfMemory();
-    }
-  };
-}
 
 export const presets = guarded('presets');
 export const devices = guarded('devices');
@@ -84,38 +56,12 @@ export const linuxTpu = guarded('linuxTpu');
 export const linuxTrainium = guarded('linuxTrainium');
 export const customChip = guarded('customChip');
 export const external = guarded('external');
-// The test hooks: scripts/build.sh keeps these two lines only in the suites'
-// copy (pkg-test/, over a module built with the `test-hooks` feature).
-export const __forcePanicForTesting = guarded('__forcePanicForTesting');
-export const __exhaustMemoryForTesting = guarded('__exhaustMemoryForTesting');
 export { wasmPreset as wasm };
 
 
 /** The verification entry, loaded on first use. */
 let verifier;
 const verification = () => (verifier ??= import('./verified.js'));
-
-const PRECISIONS = ['f32', 'f16'];
-// `verify`'s default budget (the core's DEFAULT_VERIFY_BUDGET_MS): the bound
-// of a kept verdict's lookup here, as of the verification's own.
-const DEFAULT_BUDGET_MS = 1000;
-const CACHES = ['persistent', 'session', 'none'];
-
-/** `verify`'s cache and precision when `options` (already known to ask for a
- *  verification) are plainly valid; undefined otherwise (the verification
- *  module then reads them, and says what is wrong). */
-function verifyOptions(options) {
-  const value = typeof options === 'string' ? JSON.parse(options) : options;
-  const { verify } = value;
-  if (verify === true) return { value, cache: 'persistent', precision: 'f32', budgetMs: DEFAULT_BUDGET_MS };
-  if (verify === null || typeof verify !== 'object' || Array.isArray(verify)) return undefined;
-  const keys = Object.keys(verify);
-  if (keys.some((key) => !['budgetMs', 'precision', 'cache'].includes(key))) return undefined;
-  const { cache = 'persistent', precision = 'f32', budgetMs = DEFAULT_BUDGET_MS } = verify;
-  if (!CACHES.includes(cache) || !PRECISIONS.includes(precision) || !Number.isSafeInteger(budgetMs) || budgetMs < 0
-    || budgetMs > 2 ** 32 - 1) return undefined;
-  return { value, cache, precision, budgetMs };
-}
 
 /** The `wasm` preset's target as JSON text, once. */
 let wasmTarget;
@@ -138,18 +84,15 @@ function answerOf(report, answer) {
  *  is fetched; where a verdict is kept for the adapter, it is applied as the
  *  verification module applies it (reason, message, its figures with
  *  `cached: true` and `elapsedMs: 0`); else the verification module answers,
- *  taking this probe's adapter request and time. Options this file does not
- *  judge go to the verification module as they are, which says what is
- *  wrong. tests/js/verify-browser.test.mjs holds the answers equal. */
+ *  taking this probe's adapter request and time. This module's strict
+ *  reader reads the options (`verifySettings`), as the verification's
+ *  would, and throws what is wrong. tests/js/verify-browser.test.mjs holds the answers equal. */
 async function verifyingCall(options, answer) {
   const began = now();
-  let read;
-  try {
-    read = verifyOptions(options);
-  } catch {
-    read = undefined;
-  }
-  if (read === undefined) return (await verification())[answer](options);
+  // Read by this module's strict reader, as the verification's reads them:
+  // invalid options throw here, the same error.
+  const read = glue.verifySettings(options);
+  if (read === undefined) return settle(answer === 'probe' ? glue.probe : glue.detect, options, began);
   // The options as given, `verify` too: this module's strict reader checks
   // them all before any kept verdict is looked up (its probe leaves `verify`
   // to the verification's module), so that a kept verdict never answers
@@ -158,20 +101,20 @@ async function verifyingCall(options, answer) {
   const probedAt = now();
   const adapter = lastRequest();
   if (!report.available || report.adapter === undefined) return answerOf(report, answer);
-  if (read.cache !== 'none') {
+  if (read.verify.cache !== 'none') {
     const kept = await keptVerdict(report, read, began);
     if (kept !== undefined) return answerOf(kept, answer);
   }
   // An adapter that was asked for a device (`verifyDevice`) gives no other:
   // the verification module asks for its own.
-  const handoff = { adapter: read.value.verifyDevice ? undefined : adapter, began, probedAt };
+  const handoff = { adapter: read.verifyDevice ? undefined : adapter, began, probedAt };
   return (await verification()).afterProbe(answer, options, handoff);
 }
 
 /** The report `report` (a probe's, with an adapter) with the verdict kept
  *  for its adapter applied, or undefined where none is kept (or anything is
  *  unusual: the verification module answers then). */
-async function keptVerdict(report, { cache, precision, budgetMs }, began) {
+async function keptVerdict(report, { verify: { cache, precision, budgetMs } }, began) {
   const key = verdictKey(report.adapter, precision);
   // Storage that never answers (an IndexedDB held by another tab) is a
   // verdict not found, within the budget.
@@ -216,14 +159,14 @@ function sharedVerifyingCall(options, answer) {
 
 /** Probes WebGPU afresh (see the module's `probe`). */
 export function probe(options) {
-  if (!instantiated) return Promise.reject(notInitialised());
+  if (!instance.instantiated) return Promise.reject(notInitialised());
   if (verifying(options)) return sharedVerifyingCall(options, 'probe').catch((error) => Promise.reject(adopt(error)));
   return settle(glue.probe, options).catch((error) => Promise.reject(adopt(error)));
 }
 
 /** `probe(options)`, then the `wasm` target resolved by it. */
 export function detect(options) {
-  if (!instantiated) return Promise.reject(notInitialised());
+  if (!instance.instantiated) return Promise.reject(notInitialised());
   if (verifying(options)) return sharedVerifyingCall(options, 'detect').catch((error) => Promise.reject(adopt(error)));
   return settle(glue.detect, options).catch((error) => Promise.reject(adopt(error)));
 }
@@ -240,11 +183,11 @@ export async function clearVerifications() {
  *  package's is refused before it is instantiated, and a later call with the
  *  right one instantiates it. */
 export function initSync(input) {
-  if (instantiated) return glue.initSync();
+  if (instance.instantiated) return glue.initSync();
   const module = compileSync(input);
-  checkModule(module, names);
+  checkModule(module, instance.names);
   const exports = glue.initSync({ module });
-  instantiated = true;
+  instance.instantiated = true;
   return exports;
 }
 
@@ -252,16 +195,16 @@ export function initSync(input) {
  *  evaluation. The module is checked as by initSync, and a failed init can be
  *  followed by one that succeeds. */
 export default async function initEntry(moduleOrPath) {
-  if (instantiated) return glue.initSync();
+  if (instance.instantiated) return glue.initSync();
   let source = moduleOrPath;
   if (source === undefined) {
     source = early ?? url;
     early = undefined;
   }
   const module = await compile(source);
-  checkModule(module, names);
+  checkModule(module, instance.names);
   const exports = await init({ module_or_path: module });
-  instantiated = true;
+  instance.instantiated = true;
   return exports;
 }
 initEntry[THROW_WITH] = throwWith;

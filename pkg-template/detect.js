@@ -15,9 +15,10 @@
 // answers, or a call needs it. Every real adapter is probed by the module,
 // through wgpu, as before.
 import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
-// scripts/build.sh points this at wasm-bindgen's copy, as for index.js.
+// scripts/bundle.mjs points this at wasm-bindgen's copy, as for index.js.
 import { cancelDelay, delay, earlyAnswer, forgetEarly, now, requestEarly, settle } from './probe.js';
 import { adopt, compileEarly, gpuOf, instantiateOnce, verifying } from './early.js';
+import { DEFAULT_PROBE_TIMEOUT_MS, TIMEOUT_MS, UNREACHED } from './core.generated.js';
 
 export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
 
@@ -72,10 +73,10 @@ export default function initDetect(moduleOrPath) {
  *  adapter is the probe's). Undefined for anything else: the module (or,
  *  for `verify`, the verification's) reads those, and says what is wrong. */
 function plainTimeout(options) {
-  if (options == null) return 2000;
+  if (options == null) return DEFAULT_PROBE_TIMEOUT_MS;
   const proto = typeof options === 'object' ? Object.getPrototypeOf(options) : undefined;
   if (proto !== Object.prototype && proto !== null) return undefined;
-  let timeout = 2000;
+  let timeout = DEFAULT_PROBE_TIMEOUT_MS;
   for (const key of Reflect.ownKeys(options)) {
     const field = Object.getOwnPropertyDescriptor(options, key);
     if (!field.enumerable || !('value' in field)) return undefined;
@@ -96,23 +97,17 @@ function plainTimeout(options) {
   return timeout;
 }
 
-/** The report (or, `nested`, the `wasm` target's resolution by it) of a
- *  probe that found no adapter, as the module writes it. */
-function unavailable(reason, message, apiPresent, timeoutMs, started, nested) {
-  const report = {
-    available: false, reason, message, apiPresent, timeoutMs,
-    elapsedMs: Math.round((now() - started) * 1000) / 1000,
-  };
-  if (!nested) return report;
-  const target = (features) => ({ os: 'wasi', arch: 'wasm32', accelerator: 'wasm', features });
-  return {
-    declared: target(['webGpu']),
-    effective: target([]),
-    availability: { devices: ['cpu', 'wasm'], providers: ['reference', 'torchLean'] },
-    changes: [{ feature: 'webGpu', action: 'dropped', reason, detail: message }],
-    asDeclared: [],
-    probe: report,
-  };
+/** The answer named `name` in the core's table (core.generated.js): the
+ *  `wasm` target's resolution (`nested`) or its probe's report, with the
+ *  bound and the time taken written in, as the module writes them. */
+function unreached(name, timeoutMs, started, nested) {
+  const resolution = structuredClone(UNREACHED[name]);
+  const report = resolution.probe;
+  report.timeoutMs = timeoutMs;
+  report.elapsedMs = Math.round((now() - started) * 1000) / 1000;
+  report.message = report.message.replaceAll(TIMEOUT_MS, timeoutMs);
+  for (const change of resolution.changes) change.detail = change.detail.replaceAll(TIMEOUT_MS, timeoutMs);
+  return nested ? resolution : report;
 }
 
 /** `probe(options)`'s answer (`detect`'s where `nested`) where it needs no
@@ -129,11 +124,9 @@ async function withoutModule(options, nested, started, asked = {}) {
   const gpu = gpuOf();
   const timeout = plainTimeout(options);
   if (timeout === undefined) return undefined;
-  const answer = (reason, message, apiPresent) => unavailable(reason, message, apiPresent, timeout, started, nested);
-  if (gpu == null) {
-    return answer('no-webgpu-api', 'navigator.gpu is missing (no WebGPU in this browser, or not a secure context)', false);
-  }
-  if (now() - started >= timeout) return answer('timeout', `no answer within ${timeout} ms`, true);
+  const answer = (name) => unreached(name, timeout, started, nested);
+  if (gpu == null) return answer('no-webgpu-api');
+  if (now() - started >= timeout) return answer('no-time');
   const request = earlyAnswer(true);
   if (request === undefined) return undefined;
   const [expired, timer] = delay(Math.max(0, started + timeout - now()));
@@ -142,14 +135,14 @@ async function withoutModule(options, nested, started, asked = {}) {
   cancelDelay(timer);
   if (outcome === undefined) {
     forgetEarly(request);
-    return answer('timeout', `no answer from requestAdapter() within ${timeout} ms`, true);
+    return answer('adapter-timeout');
   }
   if (!outcome) {
     asked.request = request;
     return undefined;
   }
   forgetEarly(request);
-  return answer('no-adapter', 'requestAdapter() answered null: no suitable adapter', true);
+  return answer('no-adapter');
 }
 
 /** The verification entry, loaded on first use. */

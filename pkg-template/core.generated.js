@@ -1,0 +1,187 @@
+// Generated from the core (src/probe/web.rs, `Unreached`) by tests/generated_js.rs:
+// do not edit; `UPDATE_GENERATED=1 cargo test --test generated_js` writes it again.
+
+/** `probe()`'s `timeoutMs` when not given. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 2000;
+
+/** Where a sentence below says the probe's bound. */
+export const TIMEOUT_MS = "{timeoutMs}";
+
+/** The answers a probe reaches before any adapter exists, by name: the
+ *  `wasm` target resolved by the probe's report (`detect()`), the report
+ *  itself its `probe` (`probe()`); `timeoutMs` and `elapsedMs` are 0 and
+ *  each sentence says TIMEOUT_MS where the module writes the bound. */
+export const UNREACHED = {
+  "no-webgpu-api": {
+    "declared": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": [
+        "webGpu"
+      ]
+    },
+    "effective": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": []
+    },
+    "availability": {
+      "devices": [
+        "cpu",
+        "wasm"
+      ],
+      "providers": [
+        "reference",
+        "torchLean"
+      ]
+    },
+    "changes": [
+      {
+        "feature": "webGpu",
+        "action": "dropped",
+        "reason": "no-webgpu-api",
+        "detail": "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)"
+      }
+    ],
+    "asDeclared": [],
+    "probe": {
+      "available": false,
+      "reason": "no-webgpu-api",
+      "message": "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)",
+      "apiPresent": false,
+      "timeoutMs": 0,
+      "elapsedMs": 0.0
+    }
+  },
+  "no-time": {
+    "declared": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": [
+        "webGpu"
+      ]
+    },
+    "effective": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": []
+    },
+    "availability": {
+      "devices": [
+        "cpu",
+        "wasm"
+      ],
+      "providers": [
+        "reference",
+        "torchLean"
+      ]
+    },
+    "changes": [
+      {
+        "feature": "webGpu",
+        "action": "dropped",
+        "reason": "timeout",
+        "detail": "no answer within {timeoutMs} ms"
+      }
+    ],
+    "asDeclared": [],
+    "probe": {
+      "available": false,
+      "reason": "timeout",
+      "message": "no answer within {timeoutMs} ms",
+      "apiPresent": true,
+      "timeoutMs": 0,
+      "elapsedMs": 0.0
+    }
+  },
+  "adapter-timeout": {
+    "declared": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": [
+        "webGpu"
+      ]
+    },
+    "effective": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": []
+    },
+    "availability": {
+      "devices": [
+        "cpu",
+        "wasm"
+      ],
+      "providers": [
+        "reference",
+        "torchLean"
+      ]
+    },
+    "changes": [
+      {
+        "feature": "webGpu",
+        "action": "dropped",
+        "reason": "timeout",
+        "detail": "no answer from requestAdapter() within {timeoutMs} ms"
+      }
+    ],
+    "asDeclared": [],
+    "probe": {
+      "available": false,
+      "reason": "timeout",
+      "message": "no answer from requestAdapter() within {timeoutMs} ms",
+      "apiPresent": true,
+      "timeoutMs": 0,
+      "elapsedMs": 0.0
+    }
+  },
+  "no-adapter": {
+    "declared": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": [
+        "webGpu"
+      ]
+    },
+    "effective": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": []
+    },
+    "availability": {
+      "devices": [
+        "cpu",
+        "wasm"
+      ],
+      "providers": [
+        "reference",
+        "torchLean"
+      ]
+    },
+    "changes": [
+      {
+        "feature": "webGpu",
+        "action": "dropped",
+        "reason": "no-adapter",
+        "detail": "requestAdapter() answered null: no suitable adapter"
+      }
+    ],
+    "asDeclared": [],
+    "probe": {
+      "available": false,
+      "reason": "no-adapter",
+      "message": "requestAdapter() answered null: no suitable adapter",
+      "apiPresent": true,
+      "timeoutMs": 0,
+      "elapsedMs": 0.0
+    }
+  },
+};
