@@ -20,7 +20,7 @@ Object.defineProperty(BackendTargetsError, 'name', { value: 'BackendTargetsError
  *  that name with a code (another copy of the package, another realm). */
 export function isBackendTargetsError(value) {
   return value instanceof BackendTargetsError
-    || (value instanceof Error && value.name === 'BackendTargetsError' && typeof value.code === 'string');
+    || (value instanceof Error && value.name === 'BackendTargetsError' && typeof /** @type {any} */ (value).code === 'string');
 }
 
 /** `error`, made an instance of BackendTargetsError when it is one in all but

@@ -73,7 +73,8 @@ function answerOf(report, answer) {
   // As JSON text, both: the engine's own JSON.stringify, not the boundary's
   // checks over every value of a report this module wrote.
   wasmTarget ??= JSON.stringify(glue.wasmPreset());
-  const resolution = glue.resolve(wasmTarget, JSON.stringify(report));
+  // (`resolve` takes a report's JSON text as well as the report.)
+  const resolution = glue.resolve(wasmTarget, /** @type {any} */ (JSON.stringify(report)));
   return answer === 'probe' ? resolution.probe : resolution;
 }
 
@@ -91,7 +92,7 @@ async function verifyingCall(options, answer) {
   const began = now();
   // Read by this module's strict reader, as the verification's reads them:
   // invalid options throw here, the same error.
-  const read = glue.verifySettings(options);
+  const read = /** @type {any} */ (glue).verifySettings(options);
   if (read === undefined) return settle(answer === 'probe' ? glue.probe : glue.detect, options, began);
   // The options as given, `verify` too: this module's strict reader checks
   // them all before any kept verdict is looked up (its probe leaves `verify`
@@ -183,7 +184,7 @@ export async function clearVerifications() {
  *  package's is refused before it is instantiated, and a later call with the
  *  right one instantiates it. */
 export function initSync(input) {
-  if (instance.instantiated) return glue.initSync();
+  if (instance.instantiated) return /** @type {any} */ (glue).initSync();
   const module = compileSync(input);
   checkModule(module, instance.names);
   const exports = glue.initSync({ module });
@@ -195,7 +196,7 @@ export function initSync(input) {
  *  evaluation. The module is checked as by initSync, and a failed init can be
  *  followed by one that succeeds. */
 export default async function initEntry(moduleOrPath) {
-  if (instance.instantiated) return glue.initSync();
+  if (instance.instantiated) return /** @type {any} */ (glue).initSync();
   let source = moduleOrPath;
   if (source === undefined) {
     source = early ?? url;

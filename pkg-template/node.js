@@ -19,7 +19,7 @@ initSync({ module: readFileSync(new URL('./backend_targets_bg.wasm', import.meta
 // the 15 KB minified line of index.js.
 init[Symbol.for('backend-targets.throwWith')]((error) => {
   if (!isBackendTargetsError(error)) throw error;
-  const fresh = new BackendTargetsError(error.message);
+  const fresh = new (/** @type {any} */ (BackendTargetsError))(error.message);
   for (const key of ['code', 'path', 'expected']) if (error[key] !== undefined) fresh[key] = error[key];
   throw fresh;
 });

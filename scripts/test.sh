@@ -7,7 +7,8 @@
 #     the wasi:http service's routes and answers (http/, natively)
 #   the WASI command's allocator under wasmtime (crates/cli/src/main/wasi_alloc.rs, the binary's)
 #   wasm-bindgen-test: the binding layer under Node, the probe in Chromium
-#   the size goals, right after the build (tests/js/sizes.test.mjs)
+#   rustdoc with -D warnings; the hand-written JS type-checked (tsc) and linted (oxlint)
+#   the size budgets, right after the build (tests/js/sizes.test.mjs)
 #   Node suites (tests/js/): the npm package (node entry and browser entry), the
 #     consumer check (offline install, tsc, Vite), the WASI build under wasmtime
 #     and node:wasi, the wasi:http component under `wasmtime serve` and
@@ -46,9 +47,18 @@ cargo clippy --target x86_64-pc-windows-gnu --lib -- -D warnings
 cargo clippy --manifest-path http/Cargo.toml --all-targets -- -D warnings
 cargo clippy --manifest-path http/Cargo.toml --all-targets --target wasm32-wasip2 -- -D warnings
 
+echo "== rustdoc (every crate's docs, intra-doc links checked)"
+# Private items too: the modules' docs name each other (`[`de`]`, ...).
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --document-private-items --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc -p backend-targets-browser --target wasm32-unknown-unknown --no-deps --document-private-items --quiet
+
 scripts/build.sh
 
-echo "== size goals (tests/js/sizes.test.mjs; again in the Node suites below)"
+echo "== the hand-written JS: type check (tsc, checkJs: tsconfig.json) and lint (oxlint)"
+tests/js/node_modules/.bin/tsc -p tsconfig.json
+tests/js/node_modules/.bin/oxlint --deny-warnings --ignore-pattern 'www/onnx/ort/**' pkg-template crates/browser/src tests/js/*.mjs scripts/*.mjs bench www
+
+echo "== size budgets (tests/js/sizes.test.mjs; again in the Node suites below)"
 node --test tests/js/sizes.test.mjs
 
 echo "== native Rust tests"

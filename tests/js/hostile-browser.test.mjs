@@ -208,6 +208,7 @@ test('detect() and probe() settle within timeoutMs whatever navigator.gpu does',
     if (arg.kind === null) gpu = { requestAdapter: () => new Promise(() => {}) };
     else if (arg.kind === 'reject') gpu = { requestAdapter: () => Promise.reject(new Error('no')) };
     else if (arg.kind === 'throw') gpu = { requestAdapter() { throw new Error('no'); } };
+    // oxlint-disable-next-line unicorn/no-thenable -- a thenable that never settles is the case
     else if (arg.kind === 'thenable') gpu = { requestAdapter: () => ({ then() {} }) };
     else {
       const make = new Function(`return (${arg.kind})();`);

@@ -69,6 +69,7 @@ function asRequest(c) {
     }
     const path = `/targets/${rest[0]}${query.size ? `?${query}` : ''}`;
     // The service has a preset's Target; its availability is POST /availability of it.
+    // oxlint-disable-next-line unicorn/no-thenable -- `then` names the next route, never awaited
     return command === 'target' ? { method: 'GET', path } : { method: 'GET', path, then: 'availability' };
   }
   return null;

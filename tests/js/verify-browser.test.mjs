@@ -241,7 +241,7 @@ test('stand-ins: faults are dropped with the browser\'s words, never an exceptio
   const throwing = (arg) => {
     const [kind, method] = arg.where.split('.');
     const original = globalThis[kind].prototype[method];
-    globalThis[kind].prototype[method] = function thrower(...args) {
+    globalThis[kind].prototype[method] = function thrower(..._args) {
       if (original) throw new DOMException(`stand-in: ${method} refused`, 'OperationError');
       return undefined;
     };

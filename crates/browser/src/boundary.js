@@ -106,7 +106,7 @@ const lossListeners = new Set();
  *  waiting in this instance) are told once the trap has unwound. */
 export function instanceLost(memory) {
   outOfMemory ||= memory;
-  if (lossListeners.size > 0) queueMicrotask(() => { for (const listener of [...lossListeners]) listener(); });
+  if (lossListeners.size > 0) queueMicrotask(() => { for (const listener of Array.from(lossListeners)) listener(); });
 }
 
 /** Calls `listener` after each loss of the instance, until it is removed. */

@@ -317,7 +317,7 @@ export function delay(ms) {
     // Pages and workers have setTimeout; without it there is no time limit.
     if (typeof setTimeout !== 'function') return;
     const wait = (left) => {
-      timer.id = setTimeout(() => (left > LONGEST_TIMER ? wait(left - LONGEST_TIMER) : resolve()), Math.min(left, LONGEST_TIMER));
+      timer.id = setTimeout(() => (left > LONGEST_TIMER ? wait(left - LONGEST_TIMER) : resolve(undefined)), Math.min(left, LONGEST_TIMER));
     };
     wait(ms);
   });

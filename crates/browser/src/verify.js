@@ -55,7 +55,7 @@ function guarded(target, faults, wrapResult = (name, value) => value) {
           result = value.apply(object, args);
         } catch (error) {
           note(faults, 'verify-failed', `${String(key)}() threw: ${messageOf(error)}`);
-          if (!ANSWER_PROMISES.has(key)) return undefined;
+          if (!ANSWER_PROMISES.has(/** @type {string} */ (key))) return undefined;
           const rejected = Promise.reject(error);
           rejected.catch(() => {});
           return rejected;
