@@ -16,7 +16,7 @@
 // through wgpu, as before.
 import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
 // scripts/bundle.mjs points this at wasm-bindgen's copy, as for index.js.
-import { cancelDelay, delay, earlyAnswer, forgetEarly, now, requestEarly, settle } from './probe.js';
+import { cancelDelay, delay, earlyAnswer, forgetEarly, now, readAdapter, requestEarly, settle } from './probe.js';
 import { adopt, compileEarly, gpuOf, instantiateOnce, verifying } from './early.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, TIMEOUT_MS, UNREACHED } from './core.generated.js';
 
@@ -145,6 +145,18 @@ async function withoutModule(options, nested, started, asked = {}) {
   return answer('no-adapter');
 }
 
+/** Whether `request` (an adapter request that answered with an adapter)
+ *  answered a software adapter that `options` (plain, as `withoutModule`
+ *  took them) refuse. */
+async function refusedSoftware(options, request) {
+  if (request === undefined || options?.allowFallbackAdapter !== false) return false;
+  try {
+    return readAdapter(await request).isFallbackAdapter === true;
+  } catch {
+    return false; // the module reads it, and says what is wrong
+  }
+}
+
 /** The verification entry, loaded on first use. */
 let verifier;
 const verification = () => (verifier ??= import('./verified.js'));
@@ -169,7 +181,11 @@ async function answer(options, which) {
   const asked = {};
   const fixed = await withoutModule(options, which === 'detect', began, asked);
   if (fixed !== undefined) return fixed;
-  if (verifying(options, true)) {
+  // A software adapter the options refuse (`allowFallbackAdapter: false`)
+  // has nothing to verify: the probe's own answer (this module's, which
+  // probes as if `verify` were not given) says so, and the verification's
+  // module is not fetched.
+  if (verifying(options, true) && !(await refusedSoftware(options, asked.request))) {
     const verifier = await verification();
     if (asked.request === undefined) return verifier[which](options);
     forgetEarly(asked.request);

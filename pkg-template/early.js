@@ -54,9 +54,9 @@ export function raise(error) {
 export const THROW_WITH = Symbol.for('backend-targets.throwWith');
 
 /** A `BackendTargetsError` made here, with the fields the module's own have. */
-export function backendError(code, message) {
-  const error = new BackendTargetsError(`[${code}] at (top level): ${message}`);
-  return Object.assign(error, { code, path: '' });
+export function backendError(code, message, path = '') {
+  const error = new BackendTargetsError(`[${code}] at ${path === '' ? '(top level)' : path}: ${message}`);
+  return Object.assign(error, { code, path });
 }
 
 /** What a call before init() throws (and probe/detect reject with). */
@@ -175,15 +175,40 @@ export function executionProviders(resolution) {
   return keptWebGpu(resolution) ? ['webgpu', 'wasm'] : ['wasm'];
 }
 
+/** The dtypes Transformers.js can load on each device, best first: on
+ *  WebGPU half precision only where the adapter has `shader-f16`; on wasm
+ *  `q8` first (Transformers.js's own default there), never half precision. */
+const DTYPES = {
+  webgpuF16: ['fp16', 'q4f16', 'fp32', 'q4', 'q8', 'int8', 'uint8'],
+  webgpu: ['fp32', 'q4', 'q8', 'int8', 'uint8'],
+  wasm: ['q8', 'int8', 'uint8', 'fp32', 'q4'],
+};
+
 /** Transformers.js's `{ device, dtype }` for a `detect()` resolution:
- *  `webgpu` where WebGPU was kept, with `fp16` only where the adapter has
- *  `shader-f16` (else `fp32`); otherwise `wasm` with `q8`, Transformers.js's
- *  own default on wasm. */
-export function transformersOptions(resolution) {
-  if (!keptWebGpu(resolution)) return { device: 'wasm', dtype: 'q8' };
-  const f16 = resolution.availability?.webGpu?.features?.includes('shader-f16') === true;
-  return { device: 'webgpu', dtype: f16 ? 'fp16' : 'fp32' };
+ *  `webgpu` where WebGPU was kept (`fp16` only where the adapter has
+ *  `shader-f16`, else `fp32`), otherwise `wasm` with `q8`. Given the dtypes
+ *  the model's files offer (`available`, e.g. `['fp32', 'q8']` for
+ *  `model.onnx` and `model_quantized.onnx`), the best of those the device can
+ *  load; none of them is a BackendTargetsError (`invalid-value`, path
+ *  `available`) that names what the device could load. */
+export function transformersOptions(resolution, available) {
+  const webgpu = keptWebGpu(resolution);
+  const f16 = webgpu && resolution.availability?.webGpu?.features?.includes('shader-f16') === true;
+  const device = webgpu ? 'webgpu' : 'wasm';
+  const order = webgpu ? (f16 ? DTYPES.webgpuF16 : DTYPES.webgpu) : DTYPES.wasm;
+  if (available === undefined) return { device, dtype: order[0] };
+  if (!Array.isArray(available)) {
+    throw backendError('invalid-value', 'expected the dtypes the model offers, as an array of strings', 'available');
+  }
+  const dtype = order.find((candidate) => available.includes(candidate));
+  if (dtype === undefined) {
+    const offered = JSON.stringify(available);
+    throw backendError('invalid-value', `the model offers ${offered}, none of which ${device} can load here (it can `
+      + `load ${order.join(', ')})`, 'available');
+  }
+  return { device, dtype };
 }
+
 
 /** `navigator.gpu`, or undefined where there is none or reading it throws
  *  (a getter that throws is no WebGPU, as the module's probe reads it). */

@@ -10,8 +10,19 @@ export function clearVerifications(): Promise<void>;
  *  `['webgpu', 'wasm']` where WebGPU was kept, else `['wasm']`. */
 export function executionProviders(resolution: Resolution): ['webgpu', 'wasm'] | ['wasm'];
 
+/** A dtype Transformers.js loads (the model file it names: `fp32` is
+ *  `model.onnx`, `fp16` `model_fp16.onnx`, `q8` `model_quantized.onnx`, ...). */
+export type TransformersDtype = 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'q4f16';
+
 /** Transformers.js's `{ device, dtype }` for a `detect()` resolution: `webgpu`
  *  (`fp16` only where the adapter has `shader-f16`, else `fp32`) where WebGPU
- *  was kept, else `wasm` with `q8`. */
+ *  was kept, else `wasm` with `q8`. Given the dtypes the model's files offer
+ *  (`available`), the best of them the device can load (on WebGPU with
+ *  `shader-f16`: fp16, q4f16, fp32, q4, q8, int8, uint8; without it: fp32, q4,
+ *  q8, int8, uint8; on wasm: q8, int8, uint8, fp32, q4); none of them throws a
+ *  `BackendTargetsError` (`invalid-value` at `available`) naming what the
+ *  device can load. */
 export function transformersOptions(resolution: Resolution):
   { device: 'webgpu'; dtype: 'fp16' | 'fp32' } | { device: 'wasm'; dtype: 'q8' };
+export function transformersOptions(resolution: Resolution, available: readonly string[]):
+  { device: 'webgpu' | 'wasm'; dtype: TransformersDtype };

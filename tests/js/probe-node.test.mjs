@@ -296,3 +296,23 @@ test('executionProviders and transformersOptions: the decision in one call, from
     assert.deepEqual(other.transformersOptions(dropped), { device: 'wasm', dtype: 'q8' }, entry);
   }
 });
+
+test('transformersOptions, told the dtypes a model offers, chooses among them or says none fits', () => {
+  const kept = bt.resolve(bt.wasm(), AVAILABLE_REPORT);
+  const withoutF16 = bt.resolve(bt.wasm(), { ...AVAILABLE_REPORT, adapter: { ...AVAILABLE_REPORT.adapter, features: [] } });
+  const dropped = bt.resolve(bt.wasm(), { ...AVAILABLE_REPORT, available: false, reason: 'slower-than-wasm' });
+  // A model with model.onnx alone: fp32 everywhere (no fp16 file to fail on).
+  for (const resolution of [kept, withoutF16, dropped]) {
+    assert.equal(bt.transformersOptions(resolution, ['fp32']).dtype, 'fp32');
+  }
+  assert.deepEqual(bt.transformersOptions(kept, ['fp32', 'fp16', 'q8']), { device: 'webgpu', dtype: 'fp16' });
+  assert.deepEqual(bt.transformersOptions(withoutF16, ['fp16', 'q4f16', 'q8']), { device: 'webgpu', dtype: 'q8' });
+  assert.deepEqual(bt.transformersOptions(dropped, ['fp32', 'q8']), { device: 'wasm', dtype: 'q8' });
+  // Half precision only: nothing wasm, or an adapter without shader-f16, can load.
+  for (const resolution of [withoutF16, dropped]) {
+    assert.throws(() => bt.transformersOptions(resolution, ['fp16']), (error) => bt.isBackendTargetsError(error)
+      && error.code === 'invalid-value' && error.path === 'available'
+      && /^\[invalid-value\] at available: the model offers \["fp16"\], none of which (webgpu|wasm) can load here/.test(error.message));
+  }
+  assert.throws(() => bt.transformersOptions(kept, 'fp16'), (error) => error.code === 'invalid-value' && error.path === 'available');
+});

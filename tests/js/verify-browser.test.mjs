@@ -572,6 +572,29 @@ test('concurrent identical detect({ verify }) calls of the full entry share one 
   assert.ok(out.messages.slice(1).every((message) => message !== 'changed by the first caller'), 'each caller its own copy');
 });
 
+test('a software adapter the options refuse is refused without the verification module, by every entry', async () => {
+  // SwiftShader is a fallback adapter: `allowFallbackAdapter: false` decides
+  // before anything could be verified, so no entry fetches backend-targets/verify.
+  const options = { allowFallbackAdapter: false, verify: true };
+  const out = [];
+  for (const entry of ['/pkg/detect.js', '/pkg/index.js']) {
+    out.push(await inPage(countDevices, async (arg) => {
+      const m = await import(arg.entry);
+      if (arg.entry === '/pkg/index.js') await m.default();
+      const resolution = await m.detect(arg.options);
+      const fetched = performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname);
+      return { entry: arg.entry, reason: resolution.probe.reason, change: resolution.changes[0].reason, fetched,
+        devices: globalThis.__devicesAsked ?? 0 };
+    }, { entry, options }));
+  }
+  for (const answer of out) {
+    assert.equal(answer.reason, 'fallback-adapter', JSON.stringify(answer));
+    assert.equal(answer.change, 'fallback-adapter', JSON.stringify(answer));
+    assert.equal(answer.devices, 0, `${answer.entry}: no device`);
+    assert.ok(!answer.fetched.some((path) => path.startsWith('/pkg/verified')), `${answer.entry} fetched ${answer.fetched}`);
+  }
+});
+
 test('options the strict reader refuses are refused once a verdict is kept, as on a fresh profile', async () => {
   const keep = async () => {
     const m = await import('/pkg/index.js');
