@@ -63,11 +63,17 @@ export function backendError(code, message, path = '') {
 export const notInitialised = () =>
   backendError('usage', 'call init() first: the module is not instantiated yet (await init(), or initSync({ module }))');
 
-/** The error for a `.wasm` that could not be fetched: its URL and why (a
- *  bundler that does not copy the file, esbuild's default, gives a 404). */
-function notFetched(url, why) {
-  return backendError('io', `could not fetch the module's .wasm from ${url}: ${why} (a bundler that does not copy it, `
-    + 'such as esbuild, needs it copied beside the bundle and its URL given to init(): see the package README, "Bundlers")');
+/** The error for a `.wasm` that could not be fetched: its URL, why, and
+ *  what usually causes it there: in Deno, a read it was not allowed (run with
+ *  `--allow-read`, or `--allow-net` for an http(s) URL); elsewhere, a bundler
+ *  that does not copy the file (esbuild's default, which gives a 404). */
+function notFetched(url, why, error) {
+  const denied = error?.name === 'NotCapable' || error?.name === 'PermissionDenied';
+  const hint = denied && globalThis.Deno !== undefined
+    ? 'Deno needs the permission to read it: run with --allow-read (or --allow-net for an http(s) URL)'
+    : 'a bundler that does not copy it, such as esbuild, needs it copied beside the bundle and its URL given to init(): '
+      + 'see the package README, "Bundlers"';
+  return backendError('io', `could not fetch the module's .wasm from ${url}: ${why} (${hint})`);
 }
 
 /** A compiled module from a `fetch` answer (or its promise): streaming, or
@@ -78,7 +84,7 @@ async function compileResponse(pending, url) {
   try {
     response = await pending;
   } catch (error) {
-    throw notFetched(url, error?.message ?? String(error));
+    throw notFetched(url, error?.message ?? String(error), error);
   }
   if (!response.ok) throw notFetched(response.url || url, `HTTP ${response.status} ${response.statusText}`.trim());
   if (typeof WebAssembly.compileStreaming !== 'function') return WebAssembly.compile(await response.arrayBuffer());

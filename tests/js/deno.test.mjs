@@ -7,9 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ROOT } from './common.mjs';
 
 const DENO = join(ROOT, 'tests', 'js', 'node_modules', '.bin', 'deno');
@@ -94,4 +95,23 @@ test('Deno, detect.js (backend-targets/detect): detect() without init answers a 
   const full = runDeno('index.js');
   assert.deepEqual(out.resolved.declared, full.resolved.declared);
   assert.equal(out.resolved.probe.reason, full.resolved.probe.reason);
+});
+
+test('Deno without --allow-read: init() says which permission the .wasm needs', () => {
+  assert.ok(existsSync(DENO), `no Deno at ${DENO}: run scripts/setup.sh (npm ci in tests/js)`);
+  // A static import is loaded without the permission; the .wasm's fetch is not.
+  const code = `import init from ${JSON.stringify(pathToFileURL(join(ROOT, 'pkg', 'index.js')).href)};
+try { await init(); console.log(JSON.stringify({ ok: true })); }
+catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }`;
+  // `deno run` with no permission flag (`deno eval` has every permission).
+  const dir = mkdtempSync(join(tmpdir(), 'bt-deno-'));
+  const script = join(dir, 'main.mjs');
+  writeFileSync(script, code);
+  const r = spawnSync(DENO, ['run', script], { timeout: 60_000, env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' } });
+  rmSync(dir, { recursive: true, force: true });
+  assert.equal(r.status, 0, `deno: ${r.stderr}`);
+  const out = JSON.parse(r.stdout.toString());
+  assert.equal(out.code, 'io', JSON.stringify(out));
+  assert.match(out.message, /Deno needs the permission to read it: run with --allow-read/);
+  assert.doesNotMatch(out.message, /bundler/);
 });
