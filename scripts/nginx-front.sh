@@ -44,7 +44,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 # wasmtime serve with the README's host limits; connections and requests as given.
 start_wasmtime() { # port, max connections, max requests
-  wasmtime serve -O pooling-allocator=n -S cli -W max-memory-size=268435456 -W timeout=30s \
+  wasmtime serve -O pooling-allocator=n -S cli --env BACKEND_TARGETS_ALLOW_ORIGIN=https://app.example -W max-memory-size=268435456 -W timeout=30s \
     --max-concurrent-connections "$2" --max-concurrent-requests "$3" \
     --addr "127.0.0.1:$1" "$COMPONENT" >"$RUN/wasmtime.log" 2>&1 &
   PIDS+=($!)
@@ -58,7 +58,9 @@ start_wasmtime() { # port, max connections, max requests
 
 # nginx with deploy/nginx.conf, its two addresses replaced.
 start_nginx() { # listen port, upstream port
+  # (The test allows one origin, as a deployment lists the service's.)
   sed -e "s/listen 127.0.0.1:8080;/listen 127.0.0.1:$1;/" -e "s/server 127.0.0.1:8081;/server 127.0.0.1:$2;/" \
+    -e "s|# \"https://app.example\" \$http_origin;|\"${ALLOWED_ORIGIN:-https://app.example}\" \$http_origin;|" \
     deploy/nginx.conf >"$RUN/nginx.conf"
   "$NGINX" -p "$RUN" -c "$RUN/nginx.conf" -e stderr >"$RUN/nginx.log" 2>&1 &
   PIDS+=($!)
@@ -187,13 +189,59 @@ def whole(port, head):
 status, body = whole(front, b'GET /health HTTP/1.1\r\nhost: h\xc3\xa9te\r\nconnection: close\r\n\r\n')
 check('a Host outside visible ASCII through nginx', status == 400 and body.startswith(b'{"error":{"code":"usage"'), f'{status} {body[:80]!r}')
 status, body = whole(front, b'GET /health HTTP/1.1\r\nconnection: close\r\n\r\n')
-check('HTTP/1.1 without Host through nginx', status == 400, f'{status} (nginx\'s own page)')
+check('HTTP/1.1 without Host through nginx', status == 400 and body.startswith(b'{"error":{"code":"usage"'), f'{status} {body[:60]!r}')
 status, body = whole(front, b'GET /health HTTP/1.0\r\n\r\n')
 check('HTTP/1.0 without Host through nginx', status == 200, f'{status} {body[:60]!r}')
 status, body = whole(front, b'GET /health HTTP/1.1\r\nhost: a b\r\nconnection: close\r\n\r\n')
 check('a Host with a space through nginx', status == 400, f'{status} {body[:80]!r}')
 
-# 4. The finding, straight at wasmtime serve: 16 idle sockets hold its 16
+# 4. nginx's own refusals: the service's JSON shape, and the CORS header for
+# an allowed origin (none for another).
+def full(port, head, body=b''):
+    s = socket.create_connection(('127.0.0.1', port), 5)
+    s.settimeout(5)
+    s.sendall(head + body)
+    data = b''
+    while True:
+        try:
+            chunk = s.recv(65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    head_end = data.find(b'\r\n\r\n')
+    lines = data[:head_end].decode('latin-1').split('\r\n')
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(':')
+        headers[name.strip().lower()] = value.strip()
+    return int(lines[0].split(' ')[1]), headers, data[head_end + 4:]
+allowed = 'https://app.example'
+own = [
+    ('a path and query longer than nginx reads (414)', 414, b'GET /health?q=' + b'x' * 20000 + b' HTTP/1.1\r\nhost: x\r\norigin: %s\r\nconnection: close\r\n\r\n', b'limit-exceeded'),
+    ('headers larger than nginx reads (400)', 400, b'GET /health HTTP/1.1\r\nhost: x\r\norigin: %s\r\nx-big: ' + b'y' * 40000 + b'\r\nconnection: close\r\n\r\n', b'usage'),
+    ('TRACE (405)', 405, b'TRACE /health HTTP/1.1\r\nhost: x\r\norigin: %s\r\nconnection: close\r\n\r\n', b'usage'),
+    ('a body declared past 16 MiB (413)', 413, b'POST /plan HTTP/1.1\r\nhost: x\r\norigin: %s\r\ncontent-length: 20000000\r\nconnection: close\r\n\r\n', b'limit-exceeded'),
+]
+for what, expected, head, code in own:
+    status, headers, body = full(front, head.replace(b'%s', allowed.encode()))
+    shaped = body.startswith(b'{"error":{"code":"' + code + b'","path":"","message":"') and headers.get('content-type') == 'application/json'
+    # A request line too long is refused before any header is read: its
+    # Origin is never seen, so only `default "*"` could answer it with CORS.
+    cors = headers.get('access-control-allow-origin') == (None if expected == 414 else allowed)
+    check(f'nginx\'s own {what}: JSON, CORS for an allowed origin', status == expected and shaped and cors,
+          f'{status} {headers.get("content-type")} {headers.get("access-control-allow-origin")} {body[:90]!r}')
+    status, headers, body = full(front, head.replace(b'%s', b'https://other.example'))
+    check(f'nginx\'s own {what}: no CORS header for another origin', status == expected
+          and 'access-control-allow-origin' not in headers, f'{status} {headers.get("access-control-allow-origin")}')
+# The service's own answers keep their headers, one of each (nginx adds none).
+status, headers, body = full(front, b'GET /nowhere HTTP/1.1\r\nhost: x\r\norigin: https://app.example\r\nconnection: close\r\n\r\n')
+check('the service\'s own 404 through nginx, its CORS header passed on', status == 404 and body.startswith(b'{"error":')
+      and headers.get('access-control-allow-origin') == allowed, f'{status} {headers.get("access-control-allow-origin")} {body[:60]!r}')
+
+# 5. The finding, straight at wasmtime serve: 16 idle sockets hold its 16
 # connection permits; /health waits. Shown, not asserted (a later wasmtime
 # may bound it).
 direct = idle(up, 16)
