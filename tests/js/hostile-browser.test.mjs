@@ -268,3 +268,43 @@ test('a navigator.gpu getter that throws is no WebGPU: every entry imports, and 
     assert.deepEqual(out.pageErrors, [], entry);
   }
 });
+
+test('clearVerifications() and detect({ verify }) never reject in a sandboxed iframe, where storage throws SecurityError', async () => {
+  // A sandboxed frame has an opaque origin: its module imports are CORS
+  // requests (this server allows them), and its IndexedDB and localStorage
+  // throw on use.
+  const frame = `<script type=module>
+    const out = {};
+    for (const entry of ['/pkg/index.js', '/pkg/detect.js', '/pkg/verified.js']) {
+      try {
+        const m = await import(entry);
+        if (entry === '/pkg/index.js') await m.default();
+        await m.clearVerifications();
+        const resolution = await m.detect({ allowFallbackAdapter: true, verify: true });
+        out[entry] = resolution.probe.reason;
+      } catch (error) {
+        out[entry] = 'threw ' + error.name + ': ' + error.message;
+      }
+    }
+    parent.postMessage(out, '*');
+  </script>`.replaceAll('"', '&quot;');
+  const sandboxed = await serve(ROOT, { csp: '', headers: { 'access-control-allow-origin': '*' }, pages: {
+    '/sandboxed.html': `<!doctype html><iframe sandbox="allow-scripts" srcdoc="${frame}"></iframe>`,
+  } });
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.addInitScript(() => {
+      globalThis.__frameSaid = new Promise((resolve) => addEventListener('message', (event) => resolve(event.data)));
+    });
+    await page.goto(`${sandboxed.origin}/sandboxed.html`);
+    const out = await page.evaluate(() => Promise.race([globalThis.__frameSaid,
+      new Promise((resolve) => setTimeout(() => resolve('no answer within 20 s'), 20_000))]));
+    for (const entry of ['/pkg/index.js', '/pkg/detect.js', '/pkg/verified.js']) {
+      assert.ok(['verified', 'slower-than-wasm'].includes(out[entry]), `${entry}: ${JSON.stringify(out)}`);
+    }
+  } finally {
+    await context.close();
+    await sandboxed.close();
+  }
+});

@@ -175,19 +175,24 @@ function local() {
 }
 
 function database() {
-  try {
-    const factory = globalThis.indexedDB;
-    if (!factory) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
+  return new Promise((resolve) => {
+    // Reading `indexedDB` or opening it throws where storage is denied (a
+    // sandboxed iframe: SecurityError): no database, as where there is none.
+    try {
+      const factory = globalThis.indexedDB;
+      if (!factory) {
+        resolve(undefined);
+        return;
+      }
       const request = factory.open(DATABASE, 1);
       request.onupgradeneeded = () => request.result.createObjectStore(STORE);
       request.onsuccess = () => resolve(request.result);
       request.onerror = () => resolve(undefined);
       request.onblocked = () => resolve(undefined);
-    });
-  } catch {
-    return Promise.resolve(undefined);
-  }
+    } catch {
+      resolve(undefined);
+    }
+  });
 }
 
 async function withStore(mode, use) {
