@@ -256,6 +256,7 @@ fn verification(gpu_ms: f64, wasm_ms: f64) -> probe::verify::Verification {
         elapsed_ms: 120.0,
         adapter_key: "backend-targets:verify:0123456789abcdef".into(),
         cached: false,
+        not_kept: None,
     }
 }
 

@@ -169,7 +169,17 @@ pub struct Verification {
     pub adapter_key: String,
     /// Whether this verdict was read from the cache (no device was created).
     pub cached: bool,
+    /// Where the verdict was to be kept (`cache: 'persistent'`) but could
+    /// not be ([`NOT_KEPT`]: storage full or denied, or its write not done
+    /// within the budget): this page keeps it, the next verifies again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
+    pub not_kept: Option<String>,
 }
+
+/// [`Verification::not_kept`]'s sentence.
+pub const NOT_KEPT: &str = "this origin's storage did not keep the verdict (full, denied, or not written within the \
+                            budget): this page keeps it, and the next page verifies again";
 
 /// The workload's shape: `LAYERS` dense layers of `WIDTH` × `WIDTH`, a
 /// batch of `ROWS`; `PASSES` passes per submission and readback.

@@ -572,6 +572,35 @@ test('concurrent identical detect({ verify }) calls of the full entry share one 
   assert.ok(out.messages.slice(1).every((message) => message !== 'changed by the first caller'), 'each caller its own copy');
 });
 
+test('a verdict localStorage cannot keep (its quota full) says so, and the next page verifies again', async () => {
+  const fill = () => {
+    // Chromium's quota is about 5 MiB of UTF-16 per origin: fill it, in
+    // ever smaller pieces, to the last character.
+    let n = 0;
+    for (let size = 256 * 1024; size >= 1; size = Math.floor(size / 2)) {
+      const chunk = 'x'.repeat(size);
+      for (;;) {
+        try {
+          localStorage.setItem(`f${n++}`, chunk);
+        } catch {
+          break; // full at this size
+        }
+      }
+    }
+  };
+  const body = async () => {
+    const m = await import('/pkg/index.js');
+    await m.default();
+    const resolution = await m.detect({ allowFallbackAdapter: true, verify: true });
+    return { reason: resolution.probe.reason, verification: resolution.probe.verification };
+  };
+  const [first, second] = await inPages(fill, [body, body]);
+  assert.ok(['verified', 'slower-than-wasm'].includes(first.reason), JSON.stringify(first));
+  assert.equal(first.verification.cached, false);
+  assert.match(first.verification.notKept, /^this origin's storage did not keep the verdict \(full, denied/);
+  assert.equal(second.verification.cached, false, 'not kept: the next page verifies again');
+});
+
 test('a software adapter the options refuse is refused without the verification module, by every entry', async () => {
   // SwiftShader is a fallback adapter: `allowFallbackAdapter: false` decides
   // before anything could be verified, so no entry fetches backend-targets/verify.

@@ -17,9 +17,9 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::host::{get, now_ms, within};
 use backend_targets::probe::verify::{
-    F16_TOLERANCE, F32_TOLERANCE, LAYERS, PASSES, ROWS, SPEED_MARGIN, Verification, VerifyCache, VerifyOptions,
-    VerifyPrecision, WIDTH, Workload, compare, middle_run, reference_repeats, shader, slower_than_wasm, warm_passes,
-    warm_runs_decided, workload_text,
+    F16_TOLERANCE, F32_TOLERANCE, LAYERS, NOT_KEPT, PASSES, ROWS, SPEED_MARGIN, Verification, VerifyCache,
+    VerifyOptions, VerifyPrecision, WIDTH, Workload, compare, middle_run, reference_repeats, shader, slower_than_wasm,
+    warm_passes, warm_runs_decided, workload_text,
 };
 use backend_targets::probe::web::{ProbeReason, ProbeReport, WebGpuVerdict};
 use backend_targets::{FromJsonText, ToJsonText};
@@ -120,11 +120,15 @@ pub(super) async fn verified(
         },
     };
     let verification = figures.into_verification(options, key.clone(), now_ms() - started);
-    let verdict = WebGpuVerdict::new(reason, &message, &report.message, verification);
+    let mut verdict = WebGpuVerdict::new(reason, &message, &report.message, verification);
     // Kept before `detect()` answers (within what is left of the budget): a
-    // worker that ends on its answer keeps it too.
+    // worker that ends on its answer keeps it too. Where persistent storage
+    // refused it, the answer says so (the kept text does not).
     if options.cache != VerifyCache::None && verdict.reason.is_lasting() {
-        within(left(), JsFuture::from(keep_verdict(cache, &key, &verdict.to_json_text()))).await;
+        let kept = within(left(), JsFuture::from(keep_verdict(cache, &key, &verdict.to_json_text()))).await;
+        if !matches!(kept, Some(Ok(kept)) if kept.as_bool() == Some(true)) {
+            verdict.verification.not_kept = Some(NOT_KEPT.to_string());
+        }
     }
     report.with_verdict(verdict)
 }
@@ -186,6 +190,7 @@ impl Figures {
             elapsed_ms: round(elapsed_ms),
             adapter_key,
             cached: false,
+            not_kept: None,
         }
     }
 }
