@@ -32,7 +32,7 @@ const instance = instantiateOnce(init, url, ['probe', 'detect'], () => {
   const compiling = early;
   early = undefined;
   return compiling;
-});
+}, 'detect_bg.wasm');
 
 /** Starts fetching and compiling the module, unless that is under way. */
 const compileNow = () => {

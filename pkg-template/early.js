@@ -134,13 +134,22 @@ export function compileSync(input) {
 }
 
 /** Refuses a module that lacks one of `names` among its exports (another
- *  package's .wasm, the other entry's, a stale one) before it is
- *  instantiated, so that a later init() with the right one still can be. */
-export function checkModule(module, names) {
+ *  package's .wasm, a stale one) or that is another entry's (it imports from
+ *  another glue than `file`'s) before it is instantiated, so that a later
+ *  init() with the right one still can be. */
+export function checkModule(module, names, file) {
   const exported = new Set(WebAssembly.Module.exports(module).map((entry) => entry.name));
   const missing = names.find((name) => !exported.has(name));
   if (missing !== undefined) {
     throw backendError('invalid-value', `init() was given a .wasm that is not this package's module (it has no export ${missing}); it was not instantiated`);
+  }
+  // wasm-bindgen names the glue a module imports from after the module
+  // (`./detect_bg.js` for detect_bg.wasm): another entry's module imports
+  // from another glue, which this entry does not have.
+  const glue = `./${file.replace(/\.wasm$/, '.js')}`;
+  if (!WebAssembly.Module.imports(module).some((entry) => entry.module === glue)) {
+    throw backendError('invalid-value', `init() was given a .wasm that is not this entry's module (${file}): another `
+      + `entry's, to init through that entry; it was not instantiated`);
   }
 }
 
@@ -148,15 +157,17 @@ export function checkModule(module, names) {
  *  entries'): instantiates its module once, with the glue's `instantiate`,
  *  from `moduleOrPath` given before the first call, else the module
  *  compiling early (`takeEarly()` hands it over, once), else `url`; a module
- *  lacking one of `names` is refused before it is instantiated; after a
- *  failure, the next call tries again. `started()`: whether a call began. */
-export function instantiateOnce(instantiate, url, names, takeEarly) {
+ *  lacking one of `names`, or another entry's (not `file`'s, the name
+ *  wasm-bindgen gave this entry's module), is refused before it is
+ *  instantiated; after a failure, the next call tries again. `started()`:
+ *  whether a call began. */
+export function instantiateOnce(instantiate, url, names, takeEarly, file) {
   let ready;
   const initEntry = (moduleOrPath) => {
     if (ready === undefined) {
       const compiling = takeEarly();
       ready = compile(moduleOrPath ?? compiling ?? url).then((module) => {
-        checkModule(module, names);
+        checkModule(module, names, file);
         return instantiate({ module_or_path: module });
       });
       ready.catch(() => {

@@ -186,7 +186,7 @@ export async function clearVerifications() {
 export function initSync(input) {
   if (instance.instantiated) return /** @type {any} */ (glue).initSync();
   const module = compileSync(input);
-  checkModule(module, instance.names);
+  checkModule(module, instance.names, 'backend_targets_bg.wasm');
   const exports = glue.initSync({ module });
   instance.instantiated = true;
   return exports;
@@ -203,7 +203,7 @@ export default async function initEntry(moduleOrPath) {
     early = undefined;
   }
   const module = await compile(source);
-  checkModule(module, instance.names);
+  checkModule(module, instance.names, 'backend_targets_bg.wasm');
   const exports = await init({ module_or_path: module });
   instance.instantiated = true;
   return exports;

@@ -30,7 +30,7 @@ const instance = instantiateOnce(init, url, ['probe', 'detect'], () => {
   const compiling = early;
   early = undefined;
   return compiling;
-});
+}, 'verified_bg.wasm');
 
 /** Instantiates the module (once), as the detect-only entry does. */
 export default function initVerified(moduleOrPath) {

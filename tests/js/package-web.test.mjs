@@ -109,3 +109,18 @@ test('a .wasm that is not this package\'s is refused before it is instantiated; 
   await small.default(readFileSync(join(PKG, 'detect_bg.wasm')));
   assert.equal((await small.detect()).probe.reason, 'no-navigator');
 });
+
+test('the detect-only and verification entries refuse each other\'s module (and the full one) with invalid-value, then take their own', async () => {
+  const notThisEntry = (file) => (e) => e.name === 'BackendTargetsError' && e.code === 'invalid-value'
+    && e.message.includes(`init() was given a .wasm that is not this entry's module (${file})`);
+  const module = (file) => readFileSync(join(PKG, file));
+  for (const [entry, own, others] of [
+    ['detect.js', 'detect_bg.wasm', ['backend_targets_bg.wasm', 'verified_bg.wasm']],
+    ['verified.js', 'verified_bg.wasm', ['backend_targets_bg.wasm', 'detect_bg.wasm']],
+  ]) {
+    const fresh = await import(`${pathToFileURL(join(PKG, entry)).href}?others`);
+    for (const other of others) await assert.rejects(fresh.default(module(other)), notThisEntry(own), `${entry} given ${other}`);
+    await fresh.default(module(own));
+    assert.equal((await fresh.detect()).probe.reason, 'no-navigator', entry);
+  }
+});
