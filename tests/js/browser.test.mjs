@@ -433,13 +433,18 @@ test('Chromium with --enable-unsafe-webgpu: SwiftShader answers, webGpu is kept'
       }
     });
 
-    await t.test('the root README\'s snippet decides wasm on a software adapter', async () => {
-      // The README's lines, as written, up to the runtime's import.
-      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-      const snippet = readme.slice(readme.indexOf('```js\n') + 6, readme.indexOf('const ort = '));
-      const body = snippet.replace("import init, { detect, executionProviders } from 'backend-targets';",
-        "const { default: init, detect, executionProviders } = await import('/pkg/index.js');")
-        .replace('console.log(providers[0], resolution.changes[0].reason);', 'return [providers, resolution.changes[0].reason];');
+    await t.test('both READMEs open with one snippet, and it decides wasm on a software adapter', async () => {
+      // Each README's first lines of code, as written, up to the runtime's import.
+      const first = (file) => {
+        const readme = readFileSync(join(ROOT, file), 'utf8');
+        return readme.slice(readme.indexOf('```js\n') + 6, readme.indexOf('const ort = '));
+      };
+      const snippet = first('README.md');
+      assert.equal(first(join('pkg-template', 'README.md')), snippet, 'the package README opens with the same snippet');
+      const body = snippet.replace("import { detect, executionProviders } from 'backend-targets/verify';",
+        "const { detect, executionProviders } = await import('/pkg/verified.js');")
+        .replace('console.log(providers[0], resolution.changes[0].reason, resolution.changes[0].detail);',
+          'return [providers, resolution.changes[0].reason];');
       assert.ok(!body.includes('backend-targets') && body.includes('return ['), `the snippet imports the package and logs the decision:\n${body}`);
       const answer = await demo.page.evaluate(`(async () => { ${body} })()`);
       assert.deepEqual(answer, [['wasm'], 'fallback-adapter']);
