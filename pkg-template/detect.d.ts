@@ -3,7 +3,9 @@
 import type { ProbeOptions, ProbeReport, Resolution, InitInput } from './index.js';
 
 export type { ProbeOptions, ProbeReport, Resolution } from './index.js';
-export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './index.js';
+export {
+  BackendTargetsError, executionProviders, isBackendTargetsError, supportReport, transformersOptions,
+} from './index.js';
 
 /** Instantiates the module once (`detect` and `probe` call it themselves
  *  when they need it: not where there is no adapter to probe); a URL,

@@ -20,7 +20,9 @@ import { cancelDelay, delay, earlyAnswer, forgetEarly, now, readAdapter, request
 import { adopt, compileEarly, gpuOf, instantiateOnce, verifying } from './early.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, TIMEOUT_MS, UNREACHED } from './core.generated.js';
 
-export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
+export {
+  BackendTargetsError, executionProviders, isBackendTargetsError, supportReport, transformersOptions,
+} from './early.js';
 
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./detect_bg.wasm', import.meta.url);

@@ -227,6 +227,30 @@ export function transformersOptions(resolution, available) {
 }
 
 
+/** A text to paste into a bug report, from a `detect()` resolution (or a
+ *  `probe()` report): the package's version, the runtime (user agent), the
+ *  decision and its reason, and the probe's whole report (the adapter's
+ *  info, whether it is a software one, its features and limits, the
+ *  verdict and its figures), as JSON. Reads what it is given; asks nothing. */
+export function supportReport(answer) {
+  const report = answer?.probe ?? answer;
+  const version = typeof __BACKEND_TARGETS_VERSION__ === 'string' ? __BACKEND_TARGETS_VERSION__ : 'unbundled';
+  const userAgent = globalThis.navigator?.userAgent
+    ?? (globalThis.process?.versions?.node !== undefined ? `Node.js ${globalThis.process.versions.node}` : 'unknown');
+  const change = answer?.changes?.find((entry) => entry.feature === 'webGpu');
+  const decision = answer?.effective === undefined ? undefined : executionProviders(answer)[0];
+  const lines = [
+    `backend-targets ${version}`,
+    `runtime: ${userAgent}`,
+    ...(decision === undefined ? [] : [`decision: ${decision} (${change?.reason ?? report?.reason}): ${change?.detail ?? ''}`]),
+    `probe: ${report?.reason} in ${report?.elapsedMs} ms (timeoutMs ${report?.timeoutMs})`,
+    '```json',
+    JSON.stringify(report ?? null, null, 2),
+    '```',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
 /** `navigator.gpu`, or undefined where there is none or reading it throws
  *  (a getter that throws is no WebGPU, as the module's probe reads it). */
 export function gpuOf() {

@@ -1,4 +1,4 @@
-import type { Resolution } from './backend_targets.js';
+import type { ProbeReport, Resolution } from './backend_targets.js';
 export * from './backend_targets.js';
 export { default, wasmPreset as wasm } from './backend_targets.js';
 
@@ -9,6 +9,12 @@ export function clearVerifications(): Promise<void>;
 /** ONNX Runtime Web's `executionProviders` for a `detect()` resolution:
  *  `['webgpu', 'wasm']` where WebGPU was kept, else `['wasm']`. */
 export function executionProviders(resolution: Resolution): ['webgpu', 'wasm'] | ['wasm'];
+
+/** A text to paste into a bug report, from a `detect()` resolution (or a
+ *  `probe()` report): the package's version, the runtime, the decision and
+ *  its reason, and the probe's whole report (the adapter's info, features and
+ *  limits, the verdict and its figures) as JSON. It reads what it is given. */
+export function supportReport(answer: Resolution | ProbeReport): string;
 
 /** A dtype Transformers.js loads (the model file it names: `fp32` is
  *  `model.onnx`, `fp16` `model_fp16.onnx`, `q8` `model_quantized.onnx`, ...). */

@@ -19,7 +19,9 @@ import {
 } from './early.js';
 import { guarded, instance } from './guard.js';
 
-export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
+export {
+  BackendTargetsError, executionProviders, isBackendTargetsError, supportReport, transformersOptions,
+} from './early.js';
 
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./backend_targets_bg.wasm', import.meta.url);

@@ -3,7 +3,9 @@
 import type { ProbeOptions, ProbeReport, Resolution, InitInput } from './index.js';
 
 export type { ProbeOptions, ProbeReport, Resolution, Verification, VerifyOptions } from './index.js';
-export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './index.js';
+export {
+  BackendTargetsError, executionProviders, isBackendTargetsError, supportReport, transformersOptions,
+} from './index.js';
 
 /** Instantiates the module once (`detect` and `probe` call it themselves). */
 export default function initVerified(moduleOrPath?: InitInput | Promise<InitInput>): Promise<unknown>;

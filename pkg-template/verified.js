@@ -12,7 +12,9 @@ import { endHandOver, handOver, now, requestEarly, settle } from './probe.js';
 import { clearVerdicts } from './verify.js';
 import { adopt, compileEarly, instantiateOnce } from './early.js';
 
-export { BackendTargetsError, executionProviders, isBackendTargetsError, transformersOptions } from './early.js';
+export {
+  BackendTargetsError, executionProviders, isBackendTargetsError, supportReport, transformersOptions,
+} from './early.js';
 
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./verified_bg.wasm', import.meta.url);

@@ -33,6 +33,7 @@ const JS_ONLY = {
   isBackendTargetsError: 'the error class, across copies of the package',
   executionProviders: 'a resolution read for ONNX Runtime Web (the browser decision)',
   transformersOptions: 'a resolution read for Transformers.js (the browser decision)',
+  supportReport: 'a resolution as text for a bug report (the command prints its JSON)',
 };
 
 /** The command names, as the command's own help lists them. */

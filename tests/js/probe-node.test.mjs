@@ -316,3 +316,23 @@ test('transformersOptions, told the dtypes a model offers, chooses among them or
   }
   assert.throws(() => bt.transformersOptions(kept, 'fp16'), (error) => error.code === 'invalid-value' && error.path === 'available');
 });
+
+test('supportReport: a copyable text with the version, the runtime, the decision and the whole probe report', async () => {
+  const kept = bt.resolve(bt.wasm(), AVAILABLE_REPORT);
+  const text = bt.supportReport(kept);
+  const { version } = JSON.parse(readFileSync(join(ROOT, 'pkg', 'package.json'), 'utf8'));
+  assert.ok(text.startsWith(`backend-targets ${version}\nruntime: Node.js ${process.versions.node}\n`), text);
+  assert.match(text, /^decision: webgpu \(adapter-available\): /m);
+  const json = text.slice(text.indexOf('```json\n') + 8, text.lastIndexOf('```'));
+  assert.deepEqual(JSON.parse(json), kept.probe, 'the probe report, whole');
+  const dropped = await bt.detect();
+  assert.match(bt.supportReport(dropped), /^decision: wasm \(no-navigator\): /m);
+  // A report alone: no decision line, the report itself.
+  const report = bt.supportReport(dropped.probe);
+  assert.doesNotMatch(report, /^decision:/m);
+  assert.match(report, /^probe: no-navigator in [0-9.]+ ms \(timeoutMs 2000\)$/m);
+  for (const entry of ['detect-node.js', 'verified-node.js']) {
+    const other = await import(pathToFileURL(join(ROOT, 'pkg', entry)).href);
+    assert.equal(other.supportReport(kept), text, entry);
+  }
+});
