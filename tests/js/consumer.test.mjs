@@ -330,6 +330,24 @@ document.getElementById('out').textContent = plan({ ops: ['matmul'] }).kernels[0
     assert.deepEqual(fetched, { recipe: 1, 'url given': 2 });
   });
 
+  test('Vite, its default config, builds the package README\'s worker recipe as written', () => {
+    const readme = readFileSync(join(dir, 'node_modules', 'backend-targets', 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Web worker'));
+    const worker = section.slice(section.indexOf('```js\n') + 6, section.indexOf('```\n', section.indexOf('```js\n') + 6));
+    assert.match(worker, /from 'backend-targets\/verify'/, worker);
+    write('worker.js', worker);
+    write('main.js', `const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+worker.onmessage = (event) => { document.getElementById('out').textContent = JSON.stringify(event.data); };
+`);
+    rmSync(join(dir, 'vite.config.js'), { force: true });
+    const r = run(process.execPath, [VITE, 'build', '--logLevel', 'info']);
+    assert.equal(r.status, 0, `vite build failed:\n${r.output}`);
+    assert.doesNotMatch(r.output, /warn|\(!\)|deprecat|error/i, `vite printed a warning:\n${r.output}`);
+    const assets = readdirSync(join(dir, 'dist', 'assets'));
+    assert.ok(assets.some((f) => /^worker-.*\.js$/.test(f)), `the worker is a chunk of its own: ${assets}`);
+    assert.ok(assets.some((f) => /^verified_bg-.*\.wasm$/.test(f)), `the verification's .wasm is emitted: ${assets}`);
+  });
+
   test('Vite builds a page importing backend-targets/detect: only the detect-only .wasm is fetched (the verification\'s on demand)', () => {
     write('main.js', `import { detect } from 'backend-targets/detect';
 
