@@ -1,6 +1,6 @@
 //! The crate's text entry points: JSON text in, parsed strictly (an unknown
 //! field, a wrong type, a repeated key or value, a bad spelling: an `Error`
-//! with a code and a path) and validated, and for `plan_json` the compact
+//! with a code and a path) and validated, and for [`plan_json`] the compact
 //! JSON result out, the same bytes in every runtime.
 
 use crate::availability::Availability;
@@ -11,7 +11,7 @@ use crate::request::PlanRequest;
 use crate::target::Target;
 
 /// Parses a plan request strictly and validates it against `limits` (its
-/// bytes before it is read): what `plan_json` plans.
+/// bytes before it is read): what [`plan_json`] plans.
 pub fn parse_plan_request(text: &str, limits: &Limits) -> Result<PlanRequest> {
     limits.validate("limits")?;
     limits.check_bytes(text.len())?;
@@ -44,21 +44,21 @@ pub fn plan_json(text: &str, limits: &Limits) -> Result<(bool, String)> {
     Ok((result.ok, to_json(&result)))
 }
 
-/// A form an edge writes as JSON text: `json::to_json` of it, instantiated
+/// A form an edge writes as JSON text: [`json::to_json`](crate::json::to_json) of it, instantiated
 /// here. The browser module (crates/browser, a crate of its own) writes
 /// through these rather than `to_json::<T>`: serde's and serde_json's
 /// generic code compiled in its crate would carry its own copy of every
 /// string that code names (field names, spellings, serde_json's words),
 /// which the linker keeps beside the core's, in the size-bound module.
 pub trait ToJsonText {
-    /// The compact JSON text (`json::to_json`).
+    /// The compact JSON text ([`json::to_json`](crate::json::to_json)).
     fn to_json_text(&self) -> String;
 }
 
-/// A form an edge reads from JSON text, strictly: `json::from_json` of it,
-/// instantiated here (see `ToJsonText`).
+/// A form an edge reads from JSON text, strictly: [`json::from_json`](crate::json::from_json) of it,
+/// instantiated here (see [`ToJsonText`]).
 pub trait FromJsonText: Sized {
-    /// The value read strictly (`json::from_json`).
+    /// The value read strictly ([`json::from_json`](crate::json::from_json)).
     fn from_json_text(text: &str) -> Result<Self>;
 }
 

@@ -1,12 +1,12 @@
 //! Errors as data: a stable code, the path of the offending value, a sentence,
 //! and (for a bad spelling) the valid spellings, with the spelling it most
-//! likely meant (`did_you_mean`). Every edge (Rust, JS, the command line)
+//! likely meant ([`did_you_mean`]). Every edge (Rust, JS, the command line)
 //! reports these same fields. Also the crate's one check of a list that must
-//! not repeat a value (`reject_repeats`, over `first_repeat`, which the strict
+//! not repeat a value ([`reject_repeats`], over [`first_repeat`], which the strict
 //! JSON reader's repeated keys use too) and the one sort of names that it and
-//! the WebGPU limit maps and feature sets share (`sorted_order`), and the one
-//! way a message quotes a value (`quoted`, `quoted_short`), which the strict
-//! JSON reader's failures use too: `json` depends on `error`, never the other
+//! the WebGPU limit maps and feature sets share ([`sorted_order`]), and the one
+//! way a message quotes a value ([`quoted`], [`quoted_short`]), which the strict
+//! JSON reader's failures use too: [`json`](crate::json) depends on [`error`](crate::error), never the other
 //! way (tests/module_graph.rs).
 
 use serde::Serialize;
@@ -45,7 +45,7 @@ spelled_enum! {
         Io = "io",
         /// The command cannot do this on this platform (`probe` under WASI).
         UnsupportedPlatform = "unsupported-platform",
-        /// The input exceeds one of the documented limits (see `Limits`):
+        /// The input exceeds one of the documented limits (see [`Limits`](crate::Limits)):
         /// the path says what, the message says which limit.
         LimitExceeded = "limit-exceeded",
         /// Writing the output failed (a full disk, a closed stream).
@@ -293,7 +293,7 @@ pub(crate) fn sorted_order(names: &[&str]) -> Vec<usize> {
 }
 
 /// The index of the first name, in order, that repeats an earlier one:
-/// pairwise for a short list, else n log n by `sorted_order` (the earliest
+/// pairwise for a short list, else n log n by [`sorted_order`] (the earliest
 /// repeat is the least position that follows an equal name there).
 #[inline(never)]
 pub(crate) fn first_repeat(names: &[&str]) -> Option<usize> {
@@ -304,7 +304,7 @@ pub(crate) fn first_repeat(names: &[&str]) -> Option<usize> {
     order.windows(2).filter(|pair| names[pair[0]] == names[pair[1]]).map(|pair| pair[1]).min()
 }
 
-/// The crate's `Result`: an `Error` on failure.
+/// The crate's [`Result`]: an [`Error`] on failure.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]

@@ -25,9 +25,9 @@
 //! value's, `from_spelling` reads one, and its `SPELLINGS` lists them all,
 //! each beside its Rust name in its documentation.
 //!
-//! The tree: the pure core at the top level (`vocab`, `target`,
+//! The tree: the pure core at the top level ([`vocab`], `target`,
 //! `availability`, `config`, `capsule`, `request`, `limits`, `text`,
-//! `planner`, `plan_result`, `webgpu`, `probe/` with its two halves, `error`,
+//! `planner`, [`plan_result`], [`webgpu`], `probe/` with its two halves, `error`,
 //! `schema`, `spelling`), strict JSON in `json/`. The edges are crates of
 //! their own in this workspace, over this one: `backend-targets-native-probe`
 //! (`crates/native-probe/`: loads vendor runtimes, isolates them in child
@@ -36,14 +36,14 @@
 //! `backend-targets-browser` (`crates/browser/`: the JS API and the browser
 //! probe, the npm package's modules), with the service in `http/`
 //! (ARCHITECTURE.md draws the graph). Every item has one public path: the
-//! flow's at the root, the rest in its public module (`vocab`,
-//! `plan_result`, `webgpu`, `probe::web`, `probe::native`, `json`, `wording`).
+//! flow's at the root, the rest in its public module ([`vocab`],
+//! [`plan_result`], [`webgpu`], [`probe::web`], [`probe::native`], [`json`], [`wording`]).
 //!
 //! **Features** (each adds; the defaults are every build's but the browser
-//! module's): `native-forms` (default: `probe::native` and the schemas of the
+//! module's): `native-forms` (default: [`probe::native`] and the schemas of the
 //! forms only the command serves), `schema` (JSON Schemas by schemars),
 //! and, for the browser module only, `typescript` (the forms' TypeScript
-//! types, tsify). One JSON reader (`json`, one pass) and one writer
+//! types, tsify). One JSON reader ([`json`], one pass) and one writer
 //! (serde_json's) in every build.
 
 // The core: no JS, wgpu or OS types.

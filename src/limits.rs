@@ -8,8 +8,8 @@
 //! `limits` option) up to a hard ceiling. A request beyond one is refused
 //! with `limit-exceeded` at the path of what exceeds it.
 //!
-//! The lists and maps a count limit bounds are one table, `COUNTED`: the
-//! strict readers count them as they read a request's text (`json`), so the
+//! The lists and maps a count limit bounds are one table, [`COUNTED`]: the
+//! strict readers count them as they read a request's text ([`json`](crate::json)), so the
 //! first one over its limit is refused there, its items past the limit
 //! counted but never read; `check_request` counts a request built in code.
 
@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorCode, Result, join_path};
 
-/// Makes `Limits` from one row a limit: its doc, its field, its name (in
+/// Makes [`Limits`] from one row a limit: its doc, its field, its name (in
 /// JSON, on the command line and in messages), its default and its ceiling.
 /// The struct, `DEFAULT`, `CEILING`, `NAMES`, `get` and `set` all come from
 /// the rows, so a limit cannot be named in one and missing from another
@@ -28,7 +28,7 @@ macro_rules! limits_table {
         $field:ident = $name:literal: default $default:expr, ceiling $ceiling:expr;
     )+) => {
         /// The limits one plan request meets. Every field defaults to
-        /// `Limits::DEFAULT`'s and may be raised up to `Limits::CEILING`'s.
+        /// [`Limits::DEFAULT`]'s and may be raised up to [`Limits::CEILING`]'s.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
         #[serde(deny_unknown_fields, default)]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -108,7 +108,7 @@ pub(crate) enum Step {
 /// The lists and maps of a plan request that a count limit bounds, with
 /// their place; what is counted is named as the limit is (`N features`).
 /// The readers look a list's or map's place up here as they open it
-/// (`json::path::Where::count_limit`); a test in `request` holds
+/// (`json::path::Where::count_limit`); a test in [`request`](crate::request) holds
 /// `check_request` to it.
 pub(crate) const COUNTED: &[Counted] = {
     use Step::{Item, Key};
@@ -139,7 +139,7 @@ pub(crate) const COUNTED: &[Counted] = {
     ]
 };
 
-/// A row of `COUNTED`: the limit's name (also what it counts), its value,
+/// A row of [`COUNTED`]: the limit's name (also what it counts), its value,
 /// and the place of the list or map it bounds.
 pub(crate) struct Counted {
     pub(crate) name: &'static str,

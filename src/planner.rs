@@ -349,12 +349,12 @@ impl<'a> Planner<'a> {
 /// An upper bound of the compact JSON a plan result takes, from the request
 /// alone, before planning: every config tried, every op explained (failures
 /// always are), each op's capsules listed with their names and their longest
-/// sentence. `Limits::check_request` refuses a request whose bound is
+/// sentence. [`Limits::check_request`](crate::Limits::check_request) refuses a request whose bound is
 /// above `outputBytes`, which keeps its answer (and the plan behind it)
 /// inside the browser module's memory. tests/properties.rs checks that the
 /// answer never exceeds it.
 pub(crate) struct ResultBound {
-    /// The bound, in bytes (saturated at `usize::MAX`).
+    /// The bound, in bytes (saturated at [`usize::MAX`]).
     pub bytes: usize,
     /// Capsules each config lists (those of the requested ops).
     pub candidates: usize,

@@ -1,6 +1,6 @@
 //! The plan request of SPEC §6 (its form and the rules serde cannot
-//! express), and `plan`, the one validated way to plan from Rust. Its limits
-//! are `Limits` (`limits`), checked here (`Limits::check_request`); its JSON
+//! express), and [`plan`], the one validated way to plan from Rust. Its limits
+//! are [`Limits`] ([`limits`](crate::limits)), checked here ([`Limits::check_request`]); its JSON
 //! text is read by `text`.
 
 use serde::{Deserialize, Serialize};
@@ -115,7 +115,7 @@ impl PlanRequest {
     }
 
     /// Plans the request as it is, without checking it against limits
-    /// again: for a request that `parse_plan_request` read (which checks
+    /// again: for a request that [`parse_plan_request`](crate::parse_plan_request) read (which checks
     /// them as it reads) and that was then changed only in ways the limits
     /// do not bound (the command's `plan --probe` sets the availability).
     /// Otherwise call [`plan`], which checks and plans.
@@ -138,9 +138,9 @@ fn conflict(field: &str, other: &str) -> Error {
 }
 
 /// Validates `request` against `limits` and plans it: the one way to plan
-/// from Rust (`plan_json` is the one for JSON text). `Err` only for invalid
+/// from Rust ([`plan_json`](crate::plan_json) is the one for JSON text). `Err` only for invalid
 /// input; an unplannable request is `Ok` with `ok: false`, every decision
-/// explained. `Limits::DEFAULT` are the limits every runtime applies unless
+/// explained. [`Limits::DEFAULT`] are the limits every runtime applies unless
 /// told otherwise.
 ///
 /// ```
@@ -181,7 +181,7 @@ impl Limits {
     }
 
     /// Refuses a request whose answer could be larger than `outputBytes`
-    /// (see `ResultBound`), saying which combination makes it so.
+    /// (see [`ResultBound`]), saying which combination makes it so.
     fn check_output(&self, request: &PlanRequest) -> Result<()> {
         let limits = self;
         let reference;
@@ -211,7 +211,7 @@ impl Limits {
 }
 
 /// Checks one capsule's names and WebGPU requirements against `limits` (their
-/// repeats and values are `PlanRequest::validate`'s); the
+/// repeats and values are [`PlanRequest::validate`]'s); the
 /// error's path is relative to the capsule (`requires.features[2]`).
 fn check_capsule(capsule: &KernelCapsule, limits: &Limits) -> Result<()> {
     limits.check_name("name", &capsule.name)?;

@@ -1,5 +1,5 @@
 //! JSON Schemas of the JSON forms. They are generated from the Rust types by
-//! schemars (feature `schema`, see `tests/schemas.rs`) into one set of shared
+//! schemars (feature [`schema`](crate::schema), see `tests/schemas.rs`) into one set of shared
 //! definitions, committed as `schemas/defs.json`, and embedded here minified
 //! (by `build.rs`) so that no runtime carries schemars. A form's schema is a
 //! `$ref` to the form with one copy of the definitions: those every build's

@@ -10,7 +10,7 @@
 // bits + 3) bytes from some bytes back: one byte says how many (1 to 255)
 // when the head is below 0xc0, two bytes (little-endian) from 0xc0.
 
-/// The text `pack` packed (build.rs checks the round trip of what it embeds).
+/// The text [`pack`] packed (build.rs checks the round trip of what it embeds).
 #[allow(dead_code)] // not in the browser build, which embeds the text as it is
 fn unpack(packed: &[u8]) -> String {
     let mut out: Vec<u8> = Vec::with_capacity(packed.len() * 4);

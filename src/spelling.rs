@@ -1,11 +1,11 @@
 //! How a closed vocabulary is spelled, for every one of them: `spelled_enum!`
 //! turns one table of `Variant = "spelling"` rows into the enum, its
 //! canonical spelling (`as_str`, `Display`), parsing (`FromStr`, with
-//! aliases), serde, the JSON Schema (feature `schema`) and the TypeScript
-//! union type (browser build), over one search (`find_spelling`) and one
-//! serde visitor (`SpellingVisitor`) shared by all. A leaf: it uses no other
-//! module (an expansion names `error::Error`, where it is expanded), so that
-//! `vocab`, `error` and the rest use it without a circle.
+//! aliases), serde, the JSON Schema (feature [`schema`](crate::schema)) and the TypeScript
+//! union type (browser build), over one search ([`find_spelling`]) and one
+//! serde visitor ([`SpellingVisitor`]) shared by all. A leaf: it uses no other
+//! module (an expansion names [`error::Error`](crate::error::Error), where it is expanded), so that
+//! [`vocab`](crate::vocab), [`error`](crate::error) and the rest use it without a circle.
 
 use serde::de::{self, Visitor};
 use std::fmt;
@@ -154,7 +154,7 @@ struct Candidates<'a> {
     aliases: &'a [(&'a str, usize)],
 }
 
-/// `find_spelling`'s search.
+/// [`find_spelling`]'s search.
 #[inline(never)]
 fn search(&Candidates { spellings, aliases }: &Candidates<'_>, text: &str) -> Option<usize> {
     // Length and first byte first: most candidates differ there, which
@@ -174,7 +174,7 @@ fn search(&Candidates { spellings, aliases }: &Candidates<'_>, text: &str) -> Op
     None
 }
 
-/// Reads a spelling's position with a `SpellingVisitor`: one copy per
+/// Reads a spelling's position with a [`SpellingVisitor`]: one copy per
 /// deserializer, not one per vocabulary (the copy is the deserializer's
 /// `deserialize_str` for the visitor; above).
 #[inline(always)]

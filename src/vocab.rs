@@ -211,7 +211,7 @@ impl BackendOp {
 }
 
 impl Accelerator {
-    /// The device this accelerator exposes (CPU is added by `Target::devices`).
+    /// The device this accelerator exposes (CPU is added by [`Target::devices`](crate::Target::devices)).
     pub const fn device(self) -> Option<Device> {
         Some(match self {
             Self::None => return None,

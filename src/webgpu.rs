@@ -1,7 +1,7 @@
 //! What a WebGPU adapter offers and what a capsule may require of it, in
 //! WebGPU spelling, and the one rule that compares them. A leaf: the probe
-//! fills `WebGpuCapabilities`, the availability carries them, the planner
-//! checks `WebGpuRequirements` against them.
+//! fills [`WebGpuCapabilities`], the availability carries them, the planner
+//! checks [`WebGpuRequirements`] against them.
 
 use std::fmt;
 
@@ -79,14 +79,14 @@ pub const MAX_LIMIT_VALUE: u64 = (1 << 53) - 1;
 
 impl WebGpuCapabilities {
     /// Checks what serde cannot: no feature named twice, no limit value
-    /// above `MAX_LIMIT_VALUE` (`path` is this value's, e.g. `availability.webGpu`).
+    /// above [`MAX_LIMIT_VALUE`] (`path` is this value's, e.g. `availability.webGpu`).
     pub(crate) fn validate(&self, path: &str) -> crate::error::Result<()> {
         validate_names_and_values(&self.features, &self.limits, path)
     }
 }
 
 impl WebGpuRequirements {
-    /// Checks what serde cannot, as `WebGpuCapabilities::validate` does
+    /// Checks what serde cannot, as [`WebGpuCapabilities::validate`] does
     /// (`path` is this value's, e.g. `requires`).
     pub(crate) fn validate(&self, path: &str) -> crate::error::Result<()> {
         validate_names_and_values(&self.features, &self.limits, path)
@@ -100,7 +100,7 @@ fn validate_names_and_values(features: &[String], limits: &LimitMap, path: &str)
     check_limit_values(limits, path)
 }
 
-/// Refuses a limit value above `MAX_LIMIT_VALUE`, at `path.limits.NAME`.
+/// Refuses a limit value above [`MAX_LIMIT_VALUE`], at `path.limits.NAME`.
 fn check_limit_values(limits: &LimitMap, path: &str) -> crate::error::Result<()> {
     match limits.iter().find(|(_, value)| *value > MAX_LIMIT_VALUE) {
         None => Ok(()),

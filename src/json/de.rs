@@ -3,7 +3,7 @@
 //!
 //! serde's derived structs also accept a JSON array (fields by position), and
 //! a map field (`limits`) would keep the last of two equal keys; the SPEC allows
-//! neither. So `TextValue` hands structs only to objects, reports a repeated
+//! neither. So [`TextValue`] hands structs only to objects, reports a repeated
 //! key in any object (serde's derive already refuses one in a struct, but only
 //! this reader says so with a path), and tracks the path of every value so that
 //! each error says where it is.
@@ -12,7 +12,7 @@
 //! literals, strings without escapes, unsigned integers); a string with an
 //! escape and any other number are read by serde_json, from the token's own
 //! text. It stops at the first thing it does not take. What it says then is
-//! decided by `super::failure`: a text that is not JSON anywhere (serde_json
+//! decided by [`super::failure`]: a text that is not JSON anywhere (serde_json
 //! reads the whole document again, on that path only) is said to be so,
 //! in serde_json's words, before any error of a value, as when the document
 //! was read first.
@@ -37,7 +37,7 @@ use crate::error::{ErrorCode, first_repeat};
 const DEEPEST: u32 = 127;
 
 /// The text and the reader's place in it. Every method that meets what it
-/// does not take returns `Error::syntax()`; `super::failure` then has
+/// does not take returns [`Error::syntax()`]; [`super::failure`] then has
 /// serde_json say what is wrong, so no sentence about syntax is made here.
 pub(super) struct Reader<'de> {
     text: &'de str,
@@ -51,7 +51,7 @@ impl<'de> Reader<'de> {
         Self { text, pos: 0, depth: 0 }
     }
 
-    /// Nothing but whitespace left, or what `super::failure` says of the text.
+    /// Nothing but whitespace left, or what [`super::failure`] says of the text.
     #[inline(never)]
     pub(super) fn end(&mut self) -> crate::error::Result<()> {
         match self.peek() {
@@ -201,7 +201,7 @@ impl<'de> Reader<'de> {
     }
 
     /// Moves past the value at `pos` without reading it: only on the way to
-    /// an error, which `super::failure` has serde_json check the text before.
+    /// an error, which [`super::failure`] has serde_json check the text before.
     #[inline(never)]
     fn skip_unread(&mut self) {
         let bytes = self.text.as_bytes();
@@ -231,7 +231,7 @@ impl<'de> Reader<'de> {
     /// How many items a container has from `pos` (inside one) to its end:
     /// each is moved past unread, only counted (a list or map over its
     /// limit), up to the first that no comma follows. Syntax is not judged:
-    /// an error is on its way, and `super::failure` has serde_json check the
+    /// an error is on its way, and [`super::failure`] has serde_json check the
     /// text first, so in a text that is JSON that item is the last (what
     /// follows it closes the container), and any other text is said not to
     /// be JSON whatever the count. (cargo-mutants found the check of the

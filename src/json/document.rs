@@ -84,7 +84,7 @@ impl<'de> Visitor<'de> for JsonVisitor {
     }
 }
 
-/// Any JSON value read as a `Json` is (the same calls to the deserializer,
+/// Any JSON value read as a [`Json`] is (the same calls to the deserializer,
 /// so the same errors, in the same words), and kept nowhere: a text's
 /// syntax checked in memory that does not grow with the text.
 pub(super) struct Unkept;

@@ -11,12 +11,12 @@ use crate::error::{ErrorCode, join_path, quoted, quoted_short};
 /// overridden so that the code, the field and the valid spellings arrive as
 /// data, never parsed back out of a message.
 ///
-/// Boxed: every `Result` that the generic code moves around, per visitor
+/// Boxed: every [`Result`] that the generic code moves around, per visitor
 /// type, is then one pointer wide on its error side.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error(Box<Failure>);
 
-/// What an `Error` says.
+/// What an [`Error`] says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
     pub code: ErrorCode,
@@ -62,7 +62,7 @@ impl Error {
     }
 
     /// The one-pass reader's mark for text it does not take: no words, no
-    /// place; `json::failure` has serde_json say what is wrong.
+    /// place; [`json::failure`](crate::json::failure) has serde_json say what is wrong.
     pub(super) fn syntax() -> Self {
         Self::new(ErrorCode::InvalidJson, String::new())
     }
@@ -129,7 +129,7 @@ pub(super) fn unknown(what: &str, found: &str, expected: &[&str]) -> String {
     }
 }
 
-/// `Unexpected`'s own wording, except that a float is not printed: that
+/// [`Unexpected`]'s own wording, except that a float is not printed: that
 /// keeps float formatting (some 25 KB of wasm) out of the binaries.
 pub(super) fn describe(unexpected: Unexpected<'_>) -> String {
     match unexpected {

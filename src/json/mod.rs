@@ -1,6 +1,6 @@
 //! Strict JSON in, deterministic JSON out. Every JSON form enters through
-//! `from_json`, which reads the typed value straight from the text in one
-//! pass (`de`), and turns the reader's failures (`error`) into `Error`s with
+//! [`from_json`], which reads the typed value straight from the text in one
+//! pass (`de`), and turns the reader's failures (`error`) into [`Error`]s with
 //! a code and a path such as `capsules[3].trustLevel`; what is not JSON is
 //! said in serde_json's words, from its reading of the text as a `Json`
 //! document (`document`). A plan request's text is read within its limits
@@ -8,7 +8,7 @@
 //! (`limits::COUNTED`) is counted as it is read (`path::Where::count_limit`),
 //! and refused at its item past the limit, the rest counted, never read.
 //!
-//! `to_json` writes serde_json's compact text, `to_json_pretty` its pretty
+//! [`to_json`] writes serde_json's compact text, [`to_json_pretty`] its pretty
 //! one: serde_json is the one writer.
 
 mod de;
@@ -34,8 +34,8 @@ pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T> {
     read(text, None)
 }
 
-/// `from_json` of a plan request's text, its lists and maps counted against
-/// `limits` as they are read (`limits::COUNTED`): the first one over its
+/// [`from_json`] of a plan request's text, its lists and maps counted against
+/// `limits` as they are read ([`limits::COUNTED`](crate::limits::COUNTED)): the first one over its
 /// limit is refused where it stands, before anything after it is read.
 pub(crate) fn from_json_within<T: DeserializeOwned>(text: &str, limits: &Limits) -> Result<T> {
     read(text, Some(limits))
@@ -88,7 +88,7 @@ fn parse_document(text: &str) -> Result<Json<'_>> {
 }
 
 /// `parse_document`'s answer without the document: serde_json reads the
-/// text as it reads a `Json` document (`document::Unkept`), keeping
+/// text as it reads a [`Json`] document ([`document::Unkept`]), keeping
 /// nothing, so that the one-pass reader's way to an error (a list over its
 /// limit, say) takes no memory in proportion to the text.
 #[inline(never)]
@@ -112,7 +112,7 @@ fn not_json(error: serde_json::Error) -> Error {
     Error::new(ErrorCode::InvalidJson, "", format!("not valid JSON: {error}"))
 }
 
-/// serde_json's reading of `text` as one `Json` value and nothing after it:
+/// serde_json's reading of `text` as one [`Json`] value and nothing after it:
 /// the document (the command pretty-prints a schema through it), and the
 /// one-pass reader's escaped strings and numbers.
 #[inline(never)]
@@ -137,8 +137,8 @@ pub fn to_json<T: Serialize>(value: &T) -> String {
 
 /// Pretty JSON, two-space indent (no trailing newline).
 ///
-/// The compact text is re-read as a `Json` document and printed pretty, so
-/// that only `Json` (not every type) is compiled against the pretty printer:
+/// The compact text is re-read as a [`Json`] document and printed pretty, so
+/// that only [`Json`] (not every type) is compiled against the pretty printer:
 /// the same bytes, some 10 KB less code.
 pub fn to_json_pretty<T: Serialize>(value: &T) -> String {
     let compact = to_json(value);
@@ -153,7 +153,7 @@ pub fn to_json_pretty<T: Serialize>(value: &T) -> String {
 /// the first (a borrow runs only upward, from a flagged byte), so the lowest
 /// bit set is the first such byte. A byte of 0x80 or more (in a UTF-8
 /// sequence) is never flagged: `!word` clears its high bit. The strict
-/// reader's plain runs (`de`), eight bytes a time.
+/// reader's plain runs ([`de`]), eight bytes a time.
 #[inline(always)]
 fn escape_flags(word: u64) -> u64 {
     const ONES: u64 = u64::from_ne_bytes([1; 8]);
@@ -163,7 +163,7 @@ fn escape_flags(word: u64) -> u64 {
     (below | quote | backslash) & !word & (ONES * 0x80)
 }
 
-/// The bytes `text` takes as a JSON string in `to_json`'s output, quotes
+/// The bytes `text` takes as a JSON string in [`to_json`]'s output, quotes
 /// left out: serde_json writes `"` and `\\` as two bytes, the control
 /// characters as two (`\n`) or six (`\u0001`), everything else as it is.
 pub(crate) fn escaped_len(text: &str) -> usize {

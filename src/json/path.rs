@@ -28,13 +28,13 @@ impl<'a> Where<'a> {
     pub(super) const ROOT: Where<'static> = Where { parent: None, segment: Segment::Root(None) };
 
     /// The root of a plan request read within `limits`: each list or map
-    /// that a count limit bounds (`limits::COUNTED`) is counted as it is read.
+    /// that a count limit bounds ([`limits::COUNTED`](crate::limits::COUNTED)) is counted as it is read.
     pub(super) fn counted(limits: &'a Limits) -> Self {
         Where { parent: None, segment: Segment::Root(Some(limits)) }
     }
 
     /// The count limit of the list or map here, if one bounds it: its name
-    /// and value (`limits::COUNTED`). Asked as a list or map opens.
+    /// and value ([`limits::COUNTED`](crate::limits::COUNTED)). Asked as a list or map opens.
     #[inline(never)]
     pub(super) fn count_limit(&self) -> Option<(&'static str, usize)> {
         let limits = self.root_limits()?;
@@ -64,7 +64,7 @@ impl<'a> Where<'a> {
     }
 
     /// The error of the list or map here with `count` items, more than the
-    /// limit `name` = `limit`: `Limits::check`'s, located here.
+    /// limit `name` = `limit`: [`Limits::check`]'s, located here.
     #[inline(never)]
     pub(super) fn count_exceeded(&self, name: &str, count: usize, limit: usize) -> Error {
         self.locate(Error::new(ErrorCode::LimitExceeded, Limits::exceeded(name, name, count, limit)))

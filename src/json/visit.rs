@@ -1,4 +1,4 @@
-//! What the strict reader (`de`) hands serde's visitors: a number, a struct's field by its index, and the
+//! What the strict reader ([`de`]) hands serde's visitors: a number, a struct's field by its index, and the
 //! errors of a variant given the wrong shape.
 
 use serde::de::{self, Unexpected, Visitor};

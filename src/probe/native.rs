@@ -3,7 +3,7 @@
 //! with one change per accelerator or feature decided. Pure data, no OS
 //! types: the probe that fills it lives in `native` (native builds only), and
 //! `Resolution::from_changes` is the only logic, applying decided changes to
-//! a target. The native half of the pair (`probe::web` is the browser's);
+//! a target. The native half of the pair ([`probe::web`](crate::probe::web) is the browser's);
 //! not compiled for the browser, which probes `webGpu` only.
 
 use serde::{Deserialize, Serialize};

@@ -51,7 +51,7 @@ pub const REFERENCE_TICKS: f64 = 20.0;
 
 /// How many times past (or within) the margin one warm run must be to decide
 /// the speed alone; runs nearer the margin are taken by the majority of
-/// `WARM_RUNS`.
+/// [`WARM_RUNS`].
 pub const DECISIVE_FACTOR: f64 = 2.0;
 
 /// The most warm runs timed: the verdict is the majority's.
@@ -134,7 +134,7 @@ pub struct Verification {
     #[cfg_attr(feature = "typescript", tsify(optional))]
     pub gpu_ms_more_than: Option<f64>,
     /// The same pass computed in this module's WebAssembly, in milliseconds
-    /// (repeated until the timing spans `REFERENCE_TICKS` ticks of the
+    /// (repeated until the timing spans [`REFERENCE_TICKS`] ticks of the
     /// clock, the fastest of three such timings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", tsify(optional))]
@@ -181,8 +181,8 @@ pub struct Verification {
 pub const NOT_KEPT: &str = "this origin's storage did not keep the verdict (full, denied, or not written within the \
                             budget): this page keeps it, and the next page verifies again";
 
-/// The workload's shape: `LAYERS` dense layers of `WIDTH` × `WIDTH`, a
-/// batch of `ROWS`; `PASSES` passes per submission and readback.
+/// The workload's shape: [`LAYERS`] dense layers of [`WIDTH`] × [`WIDTH`], a
+/// batch of [`ROWS`]; [`PASSES`] passes per submission and readback.
 pub const ROWS: usize = 8;
 /// See [`ROWS`].
 pub const WIDTH: usize = 256;
@@ -191,15 +191,15 @@ pub const LAYERS: usize = 6;
 /// See [`ROWS`].
 pub const PASSES: usize = 4;
 
-/// The workload in words, as `Verification::workload` gives it, with the
-/// passes each warm run made per readback (`PASSES`, or fewer: see
+/// The workload in words, as [`Verification::workload`] gives it, with the
+/// passes each warm run made per readback ([`PASSES`], or fewer: see
 /// [`warm_passes`]).
 pub fn workload_text(passes: usize) -> String {
     let unit = if passes == 1 { "pass" } else { "passes" };
     format!("mlp {LAYERS}x{WIDTH}x{WIDTH}, batch {ROWS}, {passes} {unit} per readback")
 }
 
-/// The passes per readback of the warm runs: `PASSES` (which spread a
+/// The passes per readback of the warm runs: [`PASSES`] (which spread a
 /// readback's latency over several passes), or fewer where a run of them,
 /// at the first run's time per pass (`first_run_ms`, an upper bound: it
 /// includes what the driver compiles late and a readback), would take more
@@ -217,9 +217,9 @@ pub fn warm_passes(first_run_ms: f64, left_ms: f64) -> usize {
     }
 }
 
-/// The inputs: the batch (`ROWS` × `WIDTH`), the weights (`LAYERS` ×
-/// `WIDTH` × `WIDTH`, row `k` of layer `l` at `(l × WIDTH + k) × WIDTH`)
-/// and the biases (`LAYERS` × `WIDTH`), from a fixed seed: every run and
+/// The inputs: the batch ([`ROWS`] × [`WIDTH`]), the weights ([`LAYERS`] ×
+/// [`WIDTH`] × [`WIDTH`], row `k` of layer `l` at `(l × WIDTH + k) × WIDTH`)
+/// and the biases ([`LAYERS`] × [`WIDTH`]), from a fixed seed: every run and
 /// every runtime computes the same numbers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Workload {
@@ -430,7 +430,7 @@ pub fn compare(expected: &[f32], actual: &[f32], tolerance: f64) -> Comparison {
 }
 
 /// A number for a sentence, rounded to millionths (serde_json's shortest
-/// text, not `core::fmt`'s float formatting, which the browser module
+/// text, not [`core::fmt`]'s float formatting, which the browser module
 /// does not otherwise link).
 pub fn number(value: f64) -> String {
     crate::json::to_json(&((value * 1e6).round() / 1e6))
@@ -444,8 +444,8 @@ pub fn slower_than_wasm(gpu_ms: f64, wasm_ms: f64) -> bool {
 
 /// Whether the warm runs timed so far (`per_pass_ms`, each run's time per
 /// pass, in order) decide the speed against `wasm_ms`: the last run was
-/// `DECISIVE_FACTOR` past the margin or within it by as much (a GPU's noise
-/// does not move a run that far), or a majority of `WARM_RUNS` agree. Every
+/// [`DECISIVE_FACTOR`] past the margin or within it by as much (a GPU's noise
+/// does not move a run that far), or a majority of [`WARM_RUNS`] agree. Every
 /// run that is started is waited for: a verification leaves no work queued.
 pub fn warm_runs_decided(per_pass_ms: &[f64], wasm_ms: f64) -> bool {
     let Some(&last) = per_pass_ms.last() else { return false };
@@ -473,9 +473,9 @@ pub fn middle_run(per_pass_ms: &[f64]) -> Option<f64> {
 }
 
 /// How many times to repeat the reference pass in one timing so that it
-/// spans `REFERENCE_TICKS` ticks of a clock of `resolution_ms`, given that
+/// spans [`REFERENCE_TICKS`] ticks of a clock of `resolution_ms`, given that
 /// one pass took `one_pass_ms`: at least once, and at most twice
-/// `REFERENCE_TICKS` times (a pass that took less than half a tick, or
+/// [`REFERENCE_TICKS`] times (a pass that took less than half a tick, or
 /// that the clock did not see, is taken as half a tick).
 pub fn reference_repeats(one_pass_ms: f64, resolution_ms: f64) -> u32 {
     let span = REFERENCE_TICKS * resolution_ms;

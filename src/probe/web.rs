@@ -1,8 +1,8 @@
 //! The browser's half of the pair (SPEC §3): the WebGPU probe's options and
-//! report, and `resolve`, which decides the `wasm` target's `webGpu` feature
+//! report, and [`resolve`], which decides the `wasm` target's `webGpu` feature
 //! from a report and carries the adapter's capabilities into the
 //! availability. Pure: the probe that fills a report lives in the browser
-//! module (crates/browser, `probe.rs`); the native half is `probe::native`.
+//! module (crates/browser, `probe.rs`); the native half is [`probe::native`](crate::probe::native).
 
 use serde::{Deserialize, Serialize};
 
@@ -29,7 +29,7 @@ spelled_enum! {
         AdapterRequestFailed = "adapter-request-failed",
         /// `requestAdapter()` answered something that cannot be read as a
         /// `GPUAdapter`: not an object, features or limits that cannot be
-        /// read, or more of them (or longer names) than `plan()` accepts with
+        /// read, or more of them (or longer names) than [`plan()`](crate::plan) accepts with
         /// its default limits.
         AdapterUnreadable = "adapter-unreadable",
         /// No answer within `timeoutMs`.
@@ -174,7 +174,7 @@ impl Unreached {
     }
 }
 
-/// `ProbeOptions::timeout_ms` when not given.
+/// [`ProbeOptions::timeout_ms`] when not given.
 pub const DEFAULT_PROBE_TIMEOUT_MS: u32 = 2000;
 
 impl Default for ProbeOptions {
