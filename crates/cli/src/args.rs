@@ -13,9 +13,9 @@ pub(crate) fn usage(path: &str, message: impl Into<String>) -> Error {
 
 /// lexopt's error in lexopt's words, but with the argument quoted as JSON
 /// (`error::quoted_short`), as every message quotes a value: lexopt's own
-/// `{:?}` printed nothing in the builds without `Debug` formatting (WASI), and
+/// `{:?}` printed nothing in the builds without [`Debug`] formatting (WASI), and
 /// its `Display` linked the formatting of any boxed error (2.5 KB there).
-/// An option that is not a plain name is a quoted path too (`option_path`):
+/// An option that is not a plain name is a quoted path too ([`option_path`]):
 /// a newline or an escape in it stays out of the one line of stderr.
 pub(crate) fn usage_error(error: lexopt::Error) -> Error {
     use lexopt::Error::*;
@@ -40,7 +40,7 @@ pub(crate) fn usage_error(error: lexopt::Error) -> Error {
 
 /// The long options of `probe`; `target` and `availability` take all but
 /// the first, `presets`, `schema` and `reference-capsules` the last two
-/// (`COMMON_OPTIONS`). A misspelled option is compared with the list of its
+/// ([`COMMON_OPTIONS`]). A misspelled option is compared with the list of its
 /// command (a unit test holds each list to the command's help, and the
 /// preset options to `OptionSpelling::TABLE`).
 pub(crate) const PROBE_OPTIONS: &[&str] =
@@ -55,9 +55,9 @@ pub(crate) const PLAN_OPTIONS: &[&str] = &["--request", "--probe", "--timeout-ms
 pub(crate) const MAIN_OPTIONS: &[&str] = &["--help", "--version"];
 
 /// An argument a command does not take: a long option is an unknown
-/// spelling of the `options` it takes (`Error::unknown_spelling`, as for a
+/// spelling of the `options` it takes ([`Error::unknown_spelling`], as for a
 /// misspelled JSON value: what it most likely meant, or the list), a `usage`
-/// error at the option; anything else is lexopt's error (`usage_error`).
+/// error at the option; anything else is lexopt's error ([`usage_error`]).
 #[inline(never)]
 pub(crate) fn refused(arg: lexopt::Arg<'_>, options: &[&str]) -> Error {
     match arg.unexpected() {

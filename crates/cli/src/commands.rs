@@ -1,5 +1,5 @@
-//! The commands: `dispatch` reads the command's name, then each command
-//! reads its own options and answers an `Outcome`.
+//! The commands: [`dispatch`] reads the command's name, then each command
+//! reads its own options and answers an [`Outcome`].
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -124,7 +124,7 @@ pub(crate) enum TargetSource {
     Stdin,
 }
 
-/// A `lexopt::Arg` that no longer borrows the parser (which the preset
+/// A [`lexopt::Arg`] that no longer borrows the parser (which the preset
 /// options need for their values).
 pub(crate) enum OwnedArg {
     Short(char),
@@ -402,7 +402,7 @@ pub(crate) fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read +
 }
 
 /// A plan's answer: its JSON on stdout; without a plan (`advice`:
-/// `no_plan_advice`), that on stderr and status `EXIT_NOT_PLANNABLE`.
+/// [`no_plan_advice`]), that on stderr and status [`EXIT_NOT_PLANNABLE`].
 fn plan_outcome(json: String, advice: Option<String>) -> Outcome {
     match advice {
         None => Outcome::printed(json, EXIT_OK),
@@ -417,10 +417,10 @@ const NO_PLAN_LINE: &str = "backend-targets: no plan: stdout's JSON is the answe
      op by op:\n";
 
 /// What stderr says when no plan exists, for the person at the terminal:
-/// `NO_PLAN_LINE`, then for each op without a plan (`unplanned_ops`) a line
+/// [`NO_PLAN_LINE`], then for each op without a plan ([`unplanned_ops`]) a line
 /// naming it and, for each distinct reason its candidates were refused for,
 /// a line with the reason's spelling and what to do about it
-/// (`RejectionReason::what_to_do`, from which README's table "Why a capsule
+/// ([`RejectionReason::what_to_do`], from which README's table "Why a capsule
 /// was refused" is made).
 pub(crate) fn no_plan_advice(result: &PlanResult) -> String {
     let mut text = String::from(NO_PLAN_LINE);

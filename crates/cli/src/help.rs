@@ -1,4 +1,4 @@
-//! The command's help texts, made from its command table (`COMMANDS`),
+//! The command's help texts, made from its command table ([`COMMANDS`]),
 //! the presets, the vocabularies and the limits: the main help and each
 //! command's.
 

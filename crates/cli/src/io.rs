@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 
 use backend_targets::{Error, ErrorCode};
 
-/// Standard output as a file, not `std::io::Stdout`, which reports a write
+/// Standard output as a file, not [`std::io::Stdout`], which reports a write
 /// to a closed descriptor (`>&-`) as done: that output would be lost with
 /// status 0.
 #[cfg(any(unix, target_os = "wasi"))]

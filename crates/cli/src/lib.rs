@@ -11,8 +11,8 @@
 //! line on stderr), 141 stdout was closed by its reader (quietly, as a tool
 //! killed by SIGPIPE ends; 13 under WASI, whose exit statuses stop at 125).
 //!
-//! Split by job: this file is the process (`main`, `run`, the exit
-//! statuses, `Outcome`); `help` the help texts from the command table;
+//! Split by job: this file is the process ([`main`], [`run`], the exit
+//! statuses, [`Outcome`]); `help` the help texts from the command table;
 //! `args` reading the command line; `commands` the commands themselves;
 //! `io` standard output, bounded reads and I/O errors' words.
 
@@ -53,7 +53,7 @@ pub const EXIT_CLOSED_PIPE: i32 = 141;
 pub const EXIT_CLOSED_PIPE: i32 = 13;
 
 /// The commands' names, in the command table's order: what `--help` lists
-/// and `run` dispatches (the service's routes and the npm package's exports
+/// and [`run`] dispatches (the service's routes and the npm package's exports
 /// are held to them by their tests).
 pub fn command_names() -> impl Iterator<Item = &'static str> {
     COMMANDS.iter().map(|(name, _, _)| *name)
@@ -88,8 +88,8 @@ impl Outcome {
 /// Runs the process: arguments, stdin, stdout and stderr, exit status.
 ///
 /// A write to stdout that fails is never success: a closed pipe ends with
-/// `EXIT_CLOSED_PIPE` and nothing on stderr; any other failure (a full
-/// disk, a WASI output limit) with `EXIT_OUTPUT` and one line on stderr.
+/// [`EXIT_CLOSED_PIPE`] and nothing on stderr; any other failure (a full
+/// disk, a WASI output limit) with [`EXIT_OUTPUT`] and one line on stderr.
 ///
 /// `stdout_closed_at_start`: whether standard output was closed when the
 /// process started (`>&-`), which only the program can know. The Rust
@@ -143,10 +143,10 @@ pub unsafe fn main(stdout_closed_at_start: bool) -> i32 {
 /// Runs one command without touching the process: for tests and embedding.
 /// `probe` and `plan --probe` run their checks in child processes of this
 /// process's executable (`/proc/self/exe` on Linux, else
-/// `std::env::current_exe`; without either, each such check says that it
+/// [`std::env::current_exe`]; without either, each such check says that it
 /// could not start), which must answer
-/// `native::HELPER_COMMAND` as `main` does. `stdin` is generic, not
-/// `&mut dyn Read`: a `dyn` reader brings every `Read` method of stdin (and
+/// `native::HELPER_COMMAND` as [`main`] does. `stdin` is generic, not
+/// `&mut dyn Read`: a `dyn` reader brings every [`Read`] method of stdin (and
 /// of `File`, for `--request`) into the binaries, some 4 KB of the WASI module.
 pub fn run(args: Vec<OsString>, stdin: &mut (impl Read + ?Sized)) -> Outcome {
     match dispatch(args, stdin) {
