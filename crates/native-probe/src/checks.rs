@@ -251,11 +251,11 @@ impl Context {
 ///
 /// # Safety
 ///
-/// Unless the check loads nothing here (`loads_nothing`), it loads vendor
+/// Unless the check loads nothing here ([`loads_nothing`]), it loads vendor
 /// libraries into this process, where their initialisers run, and calls
 /// into them: the caller must ensure this process may suffer what they do
-/// (`load::open`'s contract): a check's own child process (`serve_check`),
-/// or one whose owner accepted it (`probe_in_threads`).
+/// ([`load::open`](crate::load::open)'s contract): a check's own child process ([`serve_check`](crate::serve_check)),
+/// or one whose owner accepted it ([`probe_in_threads`](crate::probe_in_threads)).
 pub(crate) unsafe fn run(check: NativeCheck, context: &Context) -> CheckReport {
     let start = Instant::now();
     let search = &context.search;

@@ -28,10 +28,10 @@ pub(crate) const CUDA_RESULTS: &[(i32, &str)] = &[
     (999, "CUDA_ERROR_UNKNOWN"),
 ];
 
-/// `CUDA_ERROR_STUB_LIBRARY`: the driver that loaded is the CUDA toolkit's
+/// [`CUDA_ERROR_STUB_LIBRARY`]: the driver that loaded is the CUDA toolkit's
 /// stub (`stubs/libcuda.so`), which links programs but runs nothing.
 pub(crate) const CUDA_ERROR_STUB_LIBRARY: i32 = 34;
-/// `CUDA_ERROR_NO_DEVICE`.
+/// [`CUDA_ERROR_NO_DEVICE`].
 pub(crate) const CUDA_ERROR_NO_DEVICE: i32 = 100;
 
 /// `hipError_t` values that `hipInit`, `hipGetDeviceCount` and the version

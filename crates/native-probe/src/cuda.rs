@@ -75,7 +75,7 @@ impl std::fmt::Display for CudaVersion {
 /// # Safety
 ///
 /// Loads the CUDA driver into this process, where their initialisers run: the caller must
-/// ensure this process may suffer what they do (`load::open`'s contract).
+/// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
 pub(crate) unsafe fn check(search: &LoaderPath) -> CheckReport {
     // SAFETY: forwarded: this function's contract is `open_first`'s.
     let Loaded { library, path, name, .. } = match unsafe { open_first(DRIVER, search) } {
@@ -181,7 +181,7 @@ impl Driver {
     }
 
     /// `cuInit`, then the devices: the count and at most
-    /// `MAX_LISTED_DEVICES` of them.
+    /// [`MAX_LISTED_DEVICES`] of them.
     fn devices(&self, path: &str) -> Result<(u32, Vec<HostDevice>), Failure> {
         let init_failed = |message: String| (NativeReason::DriverInitFailed, message);
         let init = self.init.ok_or_else(|| init_failed("the library has no `cuInit`".into()))?;

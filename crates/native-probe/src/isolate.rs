@@ -14,7 +14,7 @@
 //!   `ANSWER_FD` or a copy made before any library loaded), never to a file
 //!   a library opened in its place (`LOST_CHANNEL_STATUS`);
 //! - says on that channel, before its answer, which step it is in (a
-//!   library's load, a call into it: `protocol::STEP_PREFIX` lines), so that a process
+//!   library's load, a call into it: [`protocol::STEP_PREFIX`](crate::protocol::STEP_PREFIX) lines), so that a process
 //!   that ends without an answer is reported with the step it ended in (a
 //!   library that calls `exit(N)` in its initialiser, `N` its status);
 //! - exits at once after its answer (`_exit`: no library destructor runs);
@@ -22,15 +22,15 @@
 //!   whatever the probe's own were (`child_setup`);
 //! - runs in its own process group, killed as a group once it has
 //!   answered, at the deadline, or, where the program installed
-//!   `install_termination_handlers` (the command does, in its `main`), when
+//!   [`install_termination_handlers`] (the command does, in its `main`), when
 //!   the probe is ended by `SIGTERM`, `SIGINT` or `SIGHUP`; on Linux it is
 //!   killed when the probe dies (`PR_SET_PDEATHSIG`);
 //! - starts in `/`, with `LD_LIBRARY_PATH` stripped of its empty and
-//!   relative entries (`LoaderPath`): nothing is loaded from the caller's
+//!   relative entries ([`LoaderPath`](crate::LoaderPath)): nothing is loaded from the caller's
 //!   working directory.
 //!
 //! What a library moves out of the group (`setsid`) is ended with the checks
-//! only where the program asked for it (`adopt_detached_processes`, Linux:
+//! only where the program asked for it ([`adopt_detached_processes`], Linux:
 //! the command does), also when the probe is ended by `SIGTERM`, `SIGINT`
 //! or `SIGHUP` (the probe then ends within some 20 ms plus `end_adopted`'s
 //! 250 ms at most); otherwise it is not killed. What a library forks lives
@@ -38,10 +38,10 @@
 //! while the check runs.
 //!
 //! Split by job: `child` (one check's process: started, ended), `channel`
-//! (the answers read back, within bounds), `outcome` (the report of a check
+//! (the answers read back, within bounds), [`outcome`] (the report of a check
 //! that gave none), `processes` (the checks' processes run together until
 //! the deadline), `subreaper` (Linux: what a check detached, adopted and
-//! ended), `threads` (checks on threads of this process) and `windows` (the
+//! ended), [`threads`] (checks on threads of this process) and `windows` (the
 //! processes off Unix). This file owns the signal dispositions (`signals`
 //! below): the only `sigaction` calls of the library, which
 //! tests/library_effects.rs allows in this file alone.
@@ -81,7 +81,7 @@ pub(crate) fn adopt_detached_processes() -> bool {
 }
 
 /// Signal dispositions (Unix): the termination handlers a program installs
-/// (`install_termination_handlers`) and the running checks' groups they
+/// ([`install_termination_handlers`]) and the running checks' groups they
 /// end, the termination signals held back while a group registers, and a
 /// check's process's signals reset between fork and exec.
 #[cfg(unix)]
@@ -98,8 +98,8 @@ mod signals {
     /// A termination signal whose handler, in a subreaper with a probe
     /// running, left the process's end to that probe (0: none): the probe
     /// ends its checks, then what they detached (`end_adopted`), then raises
-    /// the signal again. The handler stores it before it reads `PROBING`,
-    /// and a probe decrements `PROBING` before it reads it: one of the two
+    /// the signal again. The handler stores it before it reads [`PROBING`],
+    /// and a probe decrements [`PROBING`] before it reads it: one of the two
     /// sees the other, so the signal is never lost.
     #[cfg(target_os = "linux")]
     pub(super) static TERMINATING: AtomicI32 = AtomicI32::new(0);
@@ -134,12 +134,12 @@ mod signals {
 
     /// In the child, between fork and exec: every signal's disposition back
     /// to its default, then none blocked. `spawn` with a `pre_exec` closure
-    /// keeps the parent's mask (here `TerminationHeld`'s, which blocks
+    /// keeps the parent's mask (here [`TerminationHeld`]'s, which blocks
     /// `SIGTERM`, `SIGINT` and `SIGHUP`), and an ignored signal stays ignored
     /// across exec (a probe started with `nohup`, or as a background job,
     /// ignores `SIGHUP` or `SIGINT`): a check, and whatever a driver forks
     /// from it, would ignore `kill PID`. The order matters: a handler this
-    /// process inherited (`on_termination`) must not run in the child, so
+    /// process inherited ([`on_termination`]) must not run in the child, so
     /// the dispositions are reset while the signals are still blocked.
     pub(super) fn default_signals() {
         // Linux numbers its signals up to 64 (glibc keeps 32 and 33 for

@@ -22,7 +22,7 @@
 //! `load`, with `codes` naming their results and `python` pointing at copies
 //! the loader cannot see), and `isolate` runs them where a hang, a crash or
 //! a chatty library cannot take the caller down or garble the answer.
-//! The core's `NativeResolution::from_changes` turns the decisions into the
+//! The core's [`NativeResolution::from_changes`] turns the decisions into the
 //! effective target.
 
 #![cfg(not(target_family = "wasm"))]
@@ -54,8 +54,8 @@ use backend_targets::vocab::{Architecture, OperatingSystem};
 
 /// The hidden subcommand a helper executable answers: `HELPER_COMMAND
 /// <check> [--driver-version M.m]` writes one `CheckReport` as a JSON line
-/// on its answer channel and exits 0 (`serve_check`; a program's `main`
-/// answers it in one call, `serve_check_if_requested`).
+/// on its answer channel and exits 0 ([`serve_check`]; a program's `main`
+/// answers it in one call, [`serve_check_if_requested`]).
 pub const HELPER_COMMAND: &str = "__probe-check";
 
 /// Makes `SIGTERM`, `SIGINT` and `SIGHUP` end the running checks' process
@@ -76,22 +76,22 @@ pub fn install_termination_handlers() {
 pub struct Options {
     /// The bound on the whole probe, in milliseconds: a check that has not
     /// answered by then is reported `timeout`. Default
-    /// `NATIVE_PROBE_TIMEOUT_MS` (5000).
+    /// [`NATIVE_PROBE_TIMEOUT_MS`] (5000).
     pub timeout_ms: u32,
     /// The executable that runs each check in a child process: it must
     /// answer `HELPER_COMMAND <check>`, as `backend-targets` does, or call
-    /// `serve_check_if_requested`. Default [`DEFAULT_HELPER`], the command, looked up on
+    /// [`serve_check_if_requested`]. Default [`DEFAULT_HELPER`], the command, looked up on
     /// `PATH` (`cargo install --path crates/cli` puts it there); any other path
     /// should be absolute (the checks start in `/`, where a relative one
     /// would be resolved); a program that is its own helper gives
-    /// `std::env::current_exe()`. A helper that cannot be started is each
+    /// [`std::env::current_exe()`]. A helper that cannot be started is each
     /// check's `check-crashed`, with the reason.
     /// (A program ended by `SIGTERM`, `SIGINT` or `SIGHUP` while checks run
-    /// ends them too only after `install_termination_handlers`.)
+    /// ends them too only after [`install_termination_handlers`].)
     pub helper: PathBuf,
 }
 
-/// The helper `Options::default()` names: the `backend-targets` command,
+/// The helper [`Options::default()`] names: the `backend-targets` command,
 /// looked up on `PATH` when a check starts.
 pub const DEFAULT_HELPER: &str = "backend-targets";
 
@@ -102,7 +102,7 @@ impl Default for Options {
 }
 
 /// Linux: makes this process a child subreaper (`PR_SET_CHILD_SUBREAPER`)
-/// for the rest of its life, and has every later `probe` with a helper end,
+/// for the rest of its life, and has every later [`probe`] with a helper end,
 /// once its checks have ended, each process that became this process's
 /// child without being one of its checks: what a vendor library detached
 /// from a check (a daemon started with `setsid`, out of the check's process
@@ -114,7 +114,7 @@ impl Default for Options {
 /// elsewhere, where the kernel refused, or where this process already has a
 /// live child or its children cannot be read: see below).
 ///
-/// This changes the whole process, so `probe` never does it by itself: call
+/// This changes the whole process, so [`probe`] never does it by itself: call
 /// it early, in a process whose every child will be the probe's. A process
 /// that has a live child when it calls this (one it inherited through
 /// `exec`, as in `sh -c 'job & exec backend-targets probe …'`, or started
@@ -162,7 +162,7 @@ pub fn probe(target: &Target, options: &Options) -> NativeResolution {
     unsafe { probe_with(target, options.timeout_ms, Some(&options.helper)) }
 }
 
-/// `probe`, with each check that loads a vendor library run on a thread of
+/// [`probe`], with each check that loads a vendor library run on a thread of
 /// this process instead of a child process: no helper executable, some
 /// milliseconds faster, and what the libraries do, done to this process.
 ///
@@ -191,7 +191,7 @@ pub unsafe fn probe_in_threads(target: &Target, timeout_ms: u32) -> NativeResolu
 /// With a helper, none: every check that loads a library runs in a child
 /// process of it. Without one (`None`), the checks load vendor libraries
 /// into this process, where their initialisers run: the caller must uphold
-/// `probe_in_threads`'s contract.
+/// [`probe_in_threads`]'s contract.
 unsafe fn probe_with(target: &Target, timeout_ms: u32, helper: Option<&std::path::Path>) -> NativeResolution {
     let start = Instant::now();
     let deadline = start + Duration::from_millis(u64::from(timeout_ms));
@@ -253,12 +253,12 @@ fn row_check(row: &checks::Row) -> Option<NativeCheck> {
 /// A program's side of the check protocol, in one call from its `main`:
 /// where `args` (its arguments, without its own name) are a check's request
 /// (`HELPER_COMMAND …`, as a probe starts its helper), answers it
-/// (`serve_check`) and ends the process; otherwise returns at once, having
+/// ([`serve_check`]) and ends the process; otherwise returns at once, having
 /// done nothing.
 ///
 /// # Safety
 ///
-/// Where `args` are a request, `serve_check`'s: the check loads vendor
+/// Where `args` are a request, [`serve_check`]'s: the check loads vendor
 /// libraries into this process, which then ends. None otherwise.
 pub unsafe fn serve_check_if_requested(args: &[OsString]) {
     if args.first().is_some_and(|first| first == HELPER_COMMAND) {
@@ -286,7 +286,7 @@ pub unsafe fn serve_check_if_requested(args: &[OsString]) {
 /// its stdout or stderr, change its signal dispositions or environment,
 /// start threads or processes. The caller must ensure this process is one
 /// it may give up to that: the child process a probe started for this
-/// check (`HELPER_COMMAND`, in its own process group, stdout and stderr on
+/// check ([`HELPER_COMMAND`], in its own process group, stdout and stderr on
 /// `/dev/null`, `/` as its working directory), or one started by hand to
 /// run it. It never returns: the process ends here.
 pub unsafe fn serve_check(args: &[OsString]) -> ! {
@@ -307,7 +307,7 @@ pub unsafe fn serve_check(args: &[OsString]) -> ! {
 }
 
 /// The answer channel of this process, where it is a check's
-/// (`serve_check`); unset elsewhere (a probe on threads of its caller).
+/// ([`serve_check`]); unset elsewhere (a probe on threads of its caller).
 static CHANNEL: std::sync::OnceLock<Channel> = std::sync::OnceLock::new();
 
 /// In a check's process, says on its channel which step it is in now
@@ -369,7 +369,7 @@ impl Channel {
 
     /// Writes `bytes` on the channel the probe opened: on `ANSWER_FD` if it
     /// is still the channel, else on the copy if that still is; with
-    /// neither, writes nothing and exits `isolate::LOST_CHANNEL_STATUS` at
+    /// neither, writes nothing and exits [`isolate::LOST_CHANNEL_STATUS`] at
     /// once (no answer can reach the probe), which the probe reports as a
     /// lost channel.
     fn write(&self, bytes: &[u8]) {

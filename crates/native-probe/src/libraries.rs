@@ -99,7 +99,7 @@ enum Tried {
 /// # Safety
 ///
 /// Loads the check's candidate libraries into this process, where their initialisers run: the caller must
-/// ensure this process may suffer what they do (`load::open`'s contract).
+/// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
 pub(crate) unsafe fn check(check: NativeCheck, driver: Option<CudaVersion>, search: &LoaderPath) -> CheckReport {
     let mut names: Vec<(OsString, Option<u32>)> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
@@ -187,7 +187,7 @@ pub(crate) unsafe fn check(check: NativeCheck, driver: Option<CudaVersion>, sear
 /// # Safety
 ///
 /// Loads the candidate (and, for cuDNN, its parts) into this process, where their initialisers run: the caller must
-/// ensure this process may suffer what they do (`load::open`'s contract).
+/// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
 unsafe fn try_one(
     check: NativeCheck,
     name: &OsString,
@@ -288,8 +288,8 @@ fn cudart_major(library: &Library, entry: &str) -> Option<u32> {
 ///
 /// # Safety
 ///
-/// May load cuDNN's parts (`cudnn`) into this process, where their initialisers run: the caller must
-/// ensure this process may suffer what they do (`load::open`'s contract).
+/// May load cuDNN's parts ([`cudnn`]) into this process, where their initialisers run: the caller must
+/// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
 unsafe fn first_call(
     check: NativeCheck,
     library: &Library,
@@ -317,7 +317,7 @@ unsafe fn first_call(
 /// # Safety
 ///
 /// Loads cuDNN 9's sub-libraries into this process, where their initialisers run: the caller must
-/// ensure this process may suffer what they do (`load::open`'s contract).
+/// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
 unsafe fn cudnn(library: &Library, loaded_as: &Path, search: &LoaderPath) -> Result<Answer, String> {
     // SAFETY: `size_t cudnnGetVersion(void)`.
     let get_version =

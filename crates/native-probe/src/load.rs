@@ -139,12 +139,12 @@ pub(crate) fn text_in(buffer: &[c_char]) -> String {
 pub(crate) const MAX_RETURNED_TEXT: usize = 256;
 
 /// A C string a library returned (a pointer to its static text), read at
-/// most `MAX_RETURNED_TEXT` bytes.
+/// most [`MAX_RETURNED_TEXT`] bytes.
 ///
 /// # Safety
 ///
 /// `text` must be null or point to memory readable up to its NUL or
-/// `MAX_RETURNED_TEXT` bytes, whichever comes first (what a library's
+/// [`MAX_RETURNED_TEXT`] bytes, whichever comes first (what a library's
 /// documented "returns a static string" promises).
 pub(crate) unsafe fn returned_text(text: *const c_char) -> Option<String> {
     if text.is_null() {
@@ -177,8 +177,8 @@ pub(crate) unsafe fn returned_text(text: *const c_char) -> Option<String> {
 /// stdout or stderr, change its signal dispositions or environment, start
 /// threads or processes), and it stays loaded. The caller must ensure that
 /// this process may suffer that: it is a check's own child process, which
-/// the probe started to be given up (`serve_check`), or a process whose
-/// owner accepted it for itself (`probe_in_threads`).
+/// the probe started to be given up ([`serve_check`](crate::serve_check)), or a process whose
+/// owner accepted it for itself ([`probe_in_threads`](crate::probe_in_threads)).
 pub(crate) unsafe fn open(name: &OsStr, search: &LoaderPath) -> Result<Loaded, String> {
     let shown = name.to_string_lossy().into_owned();
     let path = Path::new(name);

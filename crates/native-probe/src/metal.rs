@@ -9,7 +9,7 @@ use backend_targets::probe::native::{CheckReport, NativeCheck, NativeReason};
 /// # Safety
 ///
 /// Loads the Metal and CoreGraphics frameworks into this process, where their initialisers run: the caller must
-/// ensure this process may suffer what they do (`load::open`'s contract).
+/// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
 #[cfg(target_os = "macos")]
 pub(crate) unsafe fn check() -> CheckReport {
     use super::load::{LoaderPath, open, symbol};
@@ -53,7 +53,7 @@ pub(crate) unsafe fn check() -> CheckReport {
     report
 }
 
-/// The Metal check off macOS, which loads nothing (`checks::loads_nothing`).
+/// The Metal check off macOS, which loads nothing ([`checks::loads_nothing`](crate::checks::loads_nothing)).
 ///
 /// # Safety
 ///

@@ -1,12 +1,12 @@
 //! The check protocol: the exchange between a probe and the child process
 //! that runs one check. The probe starts the helper with the request as its
 //! arguments (`HELPER_COMMAND <check> [--driver-version M.m]`,
-//! `Request::args`); the helper reads it (`Request::parse`, refusing what it
+//! [`Request::args`]); the helper reads it ([`Request::parse`], refusing what it
 //! does not know with a usage error) and answers on its channel: a line per
 //! step it enters (`step_line`), then its report as one JSON line
-//! (`answer`). The probe reads those lines back (`line_in`). How the bytes
-//! travel (a pipe on `isolate::ANSWER_FD`, stdout elsewhere) is `isolate`'s
-//! and `serve_check`'s; what they say is here.
+//! ([`answer`]). The probe reads those lines back ([`line_in`]). How the bytes
+//! travel (a pipe on `isolate::ANSWER_FD`, stdout elsewhere) is [`isolate`](crate::isolate)'s
+//! and [`serve_check`](crate::serve_check)'s; what they say is here.
 
 use std::ffi::OsString;
 
@@ -33,7 +33,7 @@ pub(crate) struct Request {
 const USAGE: &str = "__probe-check takes <check> [--driver-version M.m]";
 
 impl Request {
-    /// The helper's arguments for this request, `HELPER_COMMAND` first.
+    /// The helper's arguments for this request, [`HELPER_COMMAND`] first.
     pub fn args(&self) -> Vec<OsString> {
         let mut args = vec![OsString::from(HELPER_COMMAND), OsString::from(self.check.as_str())];
         if let Some(driver) = self.driver {
@@ -90,7 +90,7 @@ pub(crate) const STEP_PREFIX: &str = "step ";
 pub(crate) const MAX_STEP_BYTES: usize = 512;
 
 /// The line that says a check's process is in `step`: control characters
-/// (a newline in a path) replaced, at most `MAX_STEP_BYTES` of it.
+/// (a newline in a path) replaced, at most [`MAX_STEP_BYTES`] of it.
 #[cfg(unix)]
 pub(crate) fn step_line(step: &str) -> String {
     let mut line = String::from(STEP_PREFIX);

@@ -111,7 +111,7 @@ impl Hip {
     }
 
     /// `hipInit`, then the devices: the count and at most
-    /// `MAX_LISTED_DEVICES` of them. No GPU is `no-device` however HIP
+    /// [`MAX_LISTED_DEVICES`] of them. No GPU is `no-device` however HIP
     /// says it: `hipErrorNoDevice` or `hipErrorInvalidDevice` (HIP 5.2)
     /// from `hipInit`, an error or a count of 0 from `hipGetDeviceCount`.
     fn devices(&self) -> Result<(c_int, Vec<HostDevice>), (NativeReason, String)> {
@@ -171,7 +171,7 @@ impl Hip {
 /// # Safety
 ///
 /// Loads the HIP runtime into this process, where their initialisers run: the caller must
-/// ensure this process may suffer what they do (`load::open`'s contract).
+/// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
 pub(crate) unsafe fn rocm(search: &LoaderPath) -> CheckReport {
     let check = NativeCheck::Rocm;
     // SAFETY: forwarded: this function's contract is `open_first`'s.
@@ -233,7 +233,7 @@ pub(crate) fn device_nodes(dir: &Path, prefixes: &[&str]) -> Vec<String> {
 /// # Safety
 ///
 /// Loads libtpu into this process, where their initialisers run: the caller must
-/// ensure this process may suffer what they do (`load::open`'s contract).
+/// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
 pub(crate) unsafe fn tpu(search: &LoaderPath) -> CheckReport {
     let mut nodes = device_nodes(Path::new("/dev"), &["accel"]);
     nodes.extend(device_nodes(Path::new("/dev/vfio"), &[""]));
@@ -246,7 +246,7 @@ pub(crate) unsafe fn tpu(search: &LoaderPath) -> CheckReport {
 /// # Safety
 ///
 /// Loads the Neuron runtime into this process, where their initialisers run: the caller must
-/// ensure this process may suffer what they do (`load::open`'s contract).
+/// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
 pub(crate) unsafe fn neuron(search: &LoaderPath) -> CheckReport {
     let nodes = device_nodes(Path::new("/dev"), &["neuron"]);
     // SAFETY: forwarded: this function's contract is `node_and_library`'s.
@@ -258,7 +258,7 @@ pub(crate) unsafe fn neuron(search: &LoaderPath) -> CheckReport {
 /// # Safety
 ///
 /// Loads the runtime's library into this process, where their initialisers run: the caller must
-/// ensure this process may suffer what they do (`load::open`'s contract).
+/// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
 unsafe fn node_and_library(check: NativeCheck, nodes: Vec<String>, missing: &str, search: &LoaderPath) -> CheckReport {
     if nodes.is_empty() {
         return CheckReport::new(check, NativeReason::NoDevice, missing);

@@ -1,11 +1,11 @@
 //! The answer channel, as the probe reads it: the descriptor a check's
 //! process answers on and the status of one that lost it; waiting for news
 //! on the running checks' channels, reading only the new bytes (the steps
-//! they name, then the answer, at most `MAX_ANSWER_BYTES`), and what a
+//! they name, then the answer, at most [`MAX_ANSWER_BYTES`]), and what a
 //! running check has come to (its answer, an end without one, the
 //! deadline). Off Unix, the answer on the first complete line of a
-//! process's stdout. (The check's side writes it: `Channel` in the crate's
-//! `lib.rs`; what the lines say: `protocol`.)
+//! process's stdout. (The check's side writes it: [`Channel`](crate::Channel) in the crate's
+//! `lib.rs`; what the lines say: [`protocol`](crate::protocol).)
 
 #[cfg(unix)]
 use std::io::{ErrorKind, Read};

@@ -1,7 +1,7 @@
 //! One check's child process (Unix): how it starts (the helper with the
 //! request as its arguments, stdin, stdout and stderr on `/dev/null`, `/` as
 //! its working directory, a loader path without working-directory entries,
-//! its own process group, the answer pipe on `ANSWER_FD`, death with the
+//! its own process group, the answer pipe on [`ANSWER_FD`], death with the
 //! probe on Linux, every signal at its default) and how it ends (its group
 //! killed, reaped without blocking the probe).
 
@@ -32,7 +32,7 @@ pub(super) struct Running {
     pub(super) received: usize,
     /// The step it last said it was in.
     pub(super) step: Option<String>,
-    /// The slot of its group in `GROUPS`.
+    /// The slot of its group in [`GROUPS`].
     pub(super) slot: Option<usize>,
 }
 
@@ -70,7 +70,7 @@ pub(super) fn spawn(helper: &Path, check: NativeCheck, context: &Context) -> Res
 }
 
 /// In the child, between fork and exec: the answer channel on
-/// `ANSWER_FD` (without close-on-exec), and death with the parent.
+/// [`ANSWER_FD`] (without close-on-exec), and death with the parent.
 fn child_setup(write_fd: RawFd, parent: libc::pid_t) -> std::io::Result<()> {
     // SAFETY: plain system calls on descriptors this process holds.
     let status = unsafe {
@@ -98,7 +98,7 @@ fn child_setup(write_fd: RawFd, parent: libc::pid_t) -> std::io::Result<()> {
 }
 
 /// A pipe whose two ends close on exec (the child gets its write end as
-/// `ANSWER_FD` by `dup2`, which clears the flag on the copy only).
+/// [`ANSWER_FD`] by `dup2`, which clears the flag on the copy only).
 fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: pipe writes two descriptors into the array.

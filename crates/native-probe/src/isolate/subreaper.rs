@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::signals::GROUPS;
 
-/// Whether `adopt_detached_processes` made this process a subreaper.
+/// Whether [`adopt_detached_processes`] made this process a subreaper.
 pub(super) static ADOPTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 pub(crate) fn adopt_detached_processes() -> bool {

@@ -1,5 +1,5 @@
 //! Checks on threads of this process, for a caller without a helper
-//! (`probe_in_threads`): each on its own thread, abandoned at the deadline.
+//! ([`probe_in_threads`](crate::probe_in_threads)): each on its own thread, abandoned at the deadline.
 
 use std::sync::mpsc;
 use std::thread;
@@ -17,7 +17,7 @@ use backend_targets::probe::native::{CheckReport, NativeCheck};
 /// The checks load vendor libraries into this process, where their
 /// initialisers run, and call into them: the caller must ensure this
 /// process may suffer what they do, past the deadline too
-/// (`probe_in_threads`'s contract).
+/// ([`probe_in_threads`](crate::probe_in_threads)'s contract).
 pub(crate) unsafe fn in_threads(
     checks: &[NativeCheck],
     context: &Context,
