@@ -1,6 +1,6 @@
 //! The JavaScript boundary (wasm-bindgen, `wasm32-unknown-unknown` only):
 //! plain JS objects in and out, over the same text entry points as the
-//! command line, for every export (`planning`, `probe`).
+//! command line, for every export ([`planning`](crate::planning), `probe`).
 //!
 //! Values cross the boundary as JSON text: `JSON.stringify` in, the core's
 //! strict parser, the core's serializer, `JSON.parse` out. So a request gives
@@ -189,7 +189,7 @@ pub(crate) fn text_from_js(value: &JsValue, max_bytes: usize) -> Result<Option<S
     Ok(string_from_js(value))
 }
 
-/// `text_from_js`'s checks, without the copy.
+/// [`text_from_js`]'s checks, without the copy.
 fn check_text(text: &JsString, max_bytes: usize) -> Result<(), Error> {
     Limits::check("", "requestBytes", "UTF-16 units", text.length() as usize, max_bytes)?;
     let at = lone_surrogate(text);
@@ -200,7 +200,7 @@ fn check_text(text: &JsString, max_bytes: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// A JS value's JSON text as `json_text` makes it (the same replacer, bound
+/// A JS value's JSON text as [`json_text`] makes it (the same replacer, bound
 /// and errors), left in JavaScript: `None` for `undefined` (and `null`, when
 /// `absent_ok`).
 fn js_json_text(value: &JsValue, absent_ok: bool, max_bytes: usize) -> Result<Option<JsValue>, Error> {

@@ -33,7 +33,7 @@ fn build_preset(preset: Preset, options: &JsValue) -> Result<JsValue, JsValue> {
     Ok(to_js(&target.to_json_text()))
 }
 
-/// The edge's expansion of `preset_table!`: one JS function per preset, its
+/// The edge's expansion of [`preset_table!`]: one JS function per preset, its
 /// options typed from the preset's parameters.
 macro_rules! preset_functions {
     ($(
@@ -102,7 +102,7 @@ pub fn providers(#[wasm_bindgen(unchecked_param_type = "Target")] target: JsValu
     about_target(&target, |target| target.providers())
 }
 
-/// What the target declares; probes nothing (see `detect` for the browser).
+/// What the target declares; probes nothing (see [`detect`](crate::detect) for the browser).
 #[wasm_bindgen(js_name = declaredAvailability, unchecked_return_type = "Required<Availability>")]
 pub fn declared_availability(
     #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,

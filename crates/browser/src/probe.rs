@@ -1,9 +1,9 @@
 //! The browser probe (`wasm32-unknown-unknown` only): asks for a WebGPU
-//! adapter through wgpu's browser backend and fills a `ProbeReport`, then the
-//! JS exports `probe`, `resolve` and `detect`.
+//! adapter through wgpu's browser backend and fills a [`ProbeReport`], then the
+//! JS exports [`probe`], [`resolve`] and [`detect`].
 //!
 //! wgpu decides whether the adapter is usable. wgpu answers a rejection and a
-//! `null` alike and, on the web, leaves `AdapterInfo` empty, so the probe also
+//! `null` alike and, on the web, leaves [`AdapterInfo`] empty, so the probe also
 //! awaits the very promise wgpu's `requestAdapter()` call returned (captured
 //! for that one call): it tells `no-adapter` from `adapter-request-failed`,
 //! and gives `GPUAdapterInfo`, the features and the limits in WebGPU spelling,
@@ -14,7 +14,7 @@
 //!
 //! What an adapter offers is read within `plan()`'s default limits (a
 //! bounded number of features and limits, names of valid text within
-//! `nameBytes`): what `detect()` answers can be planned against as it is, and
+//! `nameBytes`): what [`detect()`] answers can be planned against as it is, and
 //! an adapter that cannot be read so is dropped (`adapter-unreadable`).
 //!
 //! The reading, the capture of the request, the timer, the clock and the
@@ -229,8 +229,8 @@ fn is_deno() -> bool {
 /// Reads info, features and limits off a `GPUAdapter`, in WebGPU spelling
 /// (features sorted, without repeats, by the reader), within `plan()`'s
 /// default limits, which the reader is given from their table: what
-/// `detect()` answers is plannable as it is. (The reader applies
-/// `Limits::check_webgpu`'s rule itself: checking it again here cost the
+/// [`detect()`] answers is plannable as it is. (The reader applies
+/// [`Limits::check_webgpu`]'s rule itself: checking it again here cost the
 /// detect-only module 461 B gzipped; tests/js/hostile-browser.test.mjs plans
 /// against what it answers.)
 /// With the report, the adapter's name for messages, which the JS half
@@ -264,7 +264,7 @@ pub async fn run_probe(options: &ProbeOptions) -> ProbeReport {
     run_probe_from(options, now_ms()).await
 }
 
-/// `run_probe`, counting `timeoutMs` from `started` (`now_ms()` when the
+/// [`run_probe`], counting `timeoutMs` from `started` ([`now_ms()`] when the
 /// probe was asked for, or earlier for one started again: `probeStart`).
 async fn run_probe_from(options: &ProbeOptions, started: f64) -> ProbeReport {
     let mut adapter = None;
@@ -293,12 +293,12 @@ async fn run_probe_from(options: &ProbeOptions, started: f64) -> ProbeReport {
     report
 }
 
-/// Milliseconds left until `deadline` (`now_ms()` time), none if it has passed.
+/// Milliseconds left until `deadline` ([`now_ms()`] time), none if it has passed.
 fn left_until(deadline: f64) -> f64 {
     (deadline - now_ms()).max(0.0)
 }
 
-/// One probe that began at `started` (`now_ms()`), which `timeoutMs` counts
+/// One probe that began at `started` ([`now_ms()`]), which `timeoutMs` counts
 /// from; wgpu's adapter, when one answered, in `adapter_out` (`wrap`: see
 /// `captureRequest`).
 async fn probe_once(
@@ -422,7 +422,7 @@ async fn probe_once(
     report
 }
 
-/// The options of `probe()` and `detect()`; none given (`undefined`,
+/// The options of [`probe()`] and [`detect()`]; none given (`undefined`,
 /// `null`), as most pages call them: nothing is read. Otherwise their JSON
 /// text, read by the core's strict reader, as every module reads them.
 fn probe_options(options: &JsValue) -> Result<ProbeOptions, JsValue> {
@@ -442,7 +442,7 @@ enum Answer {
     Resolution,
 }
 
-/// `probe` and `detect` in one future type: a single state machine and a
+/// [`probe`] and [`detect`] in one future type: a single state machine and a
 /// single promise adapter in the module, not one of each per export.
 /// `started` is when the call was made (see `probeStart`).
 async fn probe_and_answer(options: JsValue, answer: Answer, started: f64) -> Result<JsValue, JsValue> {
@@ -478,7 +478,7 @@ pub fn resolve(
 }
 
 /// What the options ask of a verification, read by the strict reader as
-/// `probe()` reads them (the same errors), defaults filled in:
+/// [`probe()`] reads them (the same errors), defaults filled in:
 /// `{ verify: { budgetMs, precision, cache }, verifyDevice }`, or `undefined`
 /// when they ask for none. The full package's entry asks this before it
 /// looks up a kept verdict (pkg-template/index.js), so that it judges no

@@ -6,7 +6,7 @@
 //! (localStorage, IndexedDB or this module's memory) and watches the
 //! device wgpu is given: a lost device, and any WebGPU call that throws
 //! (which would otherwise unwind through wgpu's frames), become faults that
-//! this side reads after each step — never an exception out of `detect()`.
+//! this side reads after each step — never an exception out of [`detect()`](crate::detect).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -430,7 +430,7 @@ impl Drop for Scopes {
     }
 }
 
-/// The resolution of the clock (`now_ms`), in milliseconds: the smallest
+/// The resolution of the clock ([`now_ms`]), in milliseconds: the smallest
 /// step seen between two readings, over three steps; 1 where it never moves.
 fn timer_resolution() -> f64 {
     let mut smallest = f64::INFINITY;
