@@ -3,11 +3,11 @@
 //! reads: `wasmtime serve --env BACKEND_TARGETS_ALLOW_ORIGIN=…`), the answer
 //! to a preflight, and the headers every answer to an allowed origin
 //! carries. Nothing is allowed by default: without the variable, no answer
-//! has a CORS header. Pure, as `service` is: the component hands over the
+//! has a CORS header. Pure, as [`service`](crate::service) is: the component hands over the
 //! variable's value and the request's `Origin`; tested natively.
 //!
-//! The allowed methods of a path come from the route table (`ROUTES`, as
-//! `Allow` does); the allowed request headers are `ALLOWED_HEADERS`; no
+//! The allowed methods of a path come from the route table ([`ROUTES`](crate::ROUTES), as
+//! `Allow` does); the allowed request headers are [`ALLOWED_HEADERS`]; no
 //! credentials (cookies, authorization) are allowed: the service reads none.
 
 use crate::service::{Reply, methods_for};

@@ -4,7 +4,7 @@
 //! request, given its method, path, query and (for a POST) its body's bytes.
 //! Pure: no I/O, no wasi:http types; the component (`component.rs`) reads
 //! the body, within the limit and the pause this module names, and writes
-//! the `Reply`. Tested natively (`cargo test` in `http/`).
+//! the [`Reply`]. Tested natively (`cargo test` in `http/`).
 //!
 //! Every answer is the command's: the same core calls, the same bytes (the
 //! JSON on one line, then a newline, as `backend-targets` prints it), the same
@@ -49,7 +49,7 @@ pub struct Route {
 }
 
 /// Every route. Routing, the 404 and 405 answers (with `Allow`) and the
-/// route table in README.md and docs/SPEC.md (`routes_markdown`, checked by
+/// route table in README.md and docs/SPEC.md ([`routes_markdown`], checked by
 /// a test) all come from this table.
 pub const ROUTES: &[Route] = &[
     Route {
@@ -181,7 +181,7 @@ impl Reply {
         Self::error(400, error)
     }
 
-    /// 408: the body paused for `BODY_IDLE_TIMEOUT_MS`.
+    /// 408: the body paused for [`BODY_IDLE_TIMEOUT_MS`].
     pub fn body_stalled() -> Self {
         Self::error(
             408,
@@ -204,7 +204,7 @@ impl Reply {
 pub enum Step {
     /// Answer now (the body, if any, is not read).
     Answer(Reply),
-    /// Read the body, at most `Pending::limit` bytes, then `Pending::finish`.
+    /// Read the body, at most [`Pending::limit`] bytes, then [`Pending::finish`].
     ReadBody(Pending),
 }
 
@@ -321,7 +321,7 @@ fn is_host(host: &str) -> bool {
 }
 
 /// 400: what the host handed over did not convert to a request (`detail`
-/// says which part), beyond what `refuse_head` judges.
+/// says which part), beyond what [`refuse_head`] judges.
 pub fn unconverted(detail: &str) -> Reply {
     Reply::invalid(&Error::new(ErrorCode::Usage, "", format!("the request could not be read: {detail}")))
 }
@@ -387,8 +387,8 @@ fn matches<'a>(pattern: &str, path: &'a str) -> Option<Option<&'a str>> {
 }
 
 /// A request's query parameters, decoded (`application/x-www-form-urlencoded`,
-/// by `form_urlencoded`), in the request's order: each route reads them in
-/// that order (`Query::read`), as the command reads its arguments, so that
+/// by [`form_urlencoded`]), in the request's order: each route reads them in
+/// that order ([`Query::read`]), as the command reads its arguments, so that
 /// the first problem in the request is the one reported.
 struct Query {
     pairs: Vec<(String, String)>,
@@ -433,7 +433,7 @@ impl Query {
 
 /// A query parameter the route does not take (`names` are those it does):
 /// `usage` at its name, with what it most likely meant, or the names, as
-/// the core says it of a misspelled value (`Error::unknown_spelling`).
+/// the core says it of a misspelled value ([`Error::unknown_spelling`]).
 fn unknown_parameter(name: &str, names: &[&str]) -> Error {
     let message = if names.is_empty() {
         format!("unknown query parameter {}: this route takes none", quoted_short(name))
