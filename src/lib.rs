@@ -20,13 +20,13 @@
 //!
 //! **Names**: every vocabulary ([`vocab`]) has one JSON spelling per value
 //! (SPEC §1), and its Rust name is that spelling in Rust's case:
-//! `Provider::CuBlas` is `"cuBLAS"`, `VJPMode::BackendVjp` is `"backendVJP"`,
-//! `OperatingSystem::MacOS` is `"macOS"`. Each enum's `as_str()` gives a
+//! [`Provider::CuBlas`](vocab::Provider::CuBlas) is `"cuBLAS"`, [`VJPMode::BackendVjp`](vocab::VJPMode::BackendVjp) is `"backendVJP"`,
+//! [`OperatingSystem::MacOS`](vocab::OperatingSystem::MacOS) is `"macOS"`. Each enum's `as_str()` gives a
 //! value's, `from_spelling` reads one, and its `SPELLINGS` lists them all,
 //! each beside its Rust name in its documentation.
 //!
 //! The tree: the pure core at the top level ([`vocab`], `target`,
-//! `availability`, `config`, `capsule`, `request`, `limits`, `text`,
+//! `availability`, `config`, `capsule`, `request`, `limits`, `entry_points`,
 //! `planner`, [`plan_result`], [`webgpu`], `probe/` with its two halves, `error`,
 //! `schema`, `spelling`), strict JSON in `json/`. The edges are crates of
 //! their own in this workspace, over this one: `backend-targets-native-probe`

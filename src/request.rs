@@ -1,7 +1,7 @@
 //! The plan request of SPEC §6 (its form and the rules serde cannot
 //! express), and [`plan`], the one validated way to plan from Rust. Its limits
 //! are [`Limits`] ([`limits`](crate::limits)), checked here ([`Limits::check_request`]); its JSON
-//! text is read by `text`.
+//! text is read by [`parse_plan_request`](crate::parse_plan_request).
 
 use serde::{Deserialize, Serialize};
 
@@ -160,7 +160,7 @@ pub fn plan(request: &PlanRequest, limits: &Limits) -> Result<PlanResult> {
 impl Limits {
     /// Checks `request` against these limits (counts, names, WebGPU lists,
     /// the planner's work and the answer's size); a text's bytes are checked
-    /// before it is parsed (`check_bytes`).
+    /// before it is parsed ([`Limits::check_bytes`]).
     pub fn check_request(&self, request: &PlanRequest) -> Result<()> {
         let (limits, request) = (self, request);
         Limits::check("ops", "ops", "ops", request.ops.len(), limits.ops)?;
@@ -228,7 +228,7 @@ mod tests {
     use crate::json::from_json_within;
     use crate::limits::{COUNTED, Limits, Step};
 
-    /// A request whose list or map at `counted` (a `COUNTED` row's place)
+    /// A request whose list or map at `counted` (a [`COUNTED`] row's place)
     /// has three items, every other one that a count limit bounds one;
     /// every item valid.
     fn three_at(counted: &[Step]) -> String {

@@ -2,7 +2,7 @@
 //! the host found, the host report, and the declared → effective resolution
 //! with one change per accelerator or feature decided. Pure data, no OS
 //! types: the probe that fills it lives in `native` (native builds only), and
-//! `Resolution::from_changes` is the only logic, applying decided changes to
+//! [`NativeResolution::from_changes`] is the only logic, applying decided changes to
 //! a target. The native half of the pair ([`probe::web`](crate::probe::web) is the browser's);
 //! not compiled for the browser, which probes `webGpu` only.
 
@@ -60,7 +60,7 @@ impl NativeReason {
 
     /// What to do about a check that ended so: the one table of advice per
     /// reason, from which README's "what to do" table is made
-    /// (`what_to_do_markdown`, held to README by a test).
+    /// ([`what_to_do_markdown`](Self::what_to_do_markdown), held to README by a test).
     pub const fn what_to_do(self) -> &'static str {
         match self {
             Self::DeviceAvailable | Self::LibraryAvailable => "nothing: it is there and answered",
@@ -114,7 +114,7 @@ impl NativeReason {
         }
     }
 
-    /// README's "what to do" table, from `what_to_do`.
+    /// README's "what to do" table, from [`what_to_do`](Self::what_to_do).
     pub fn what_to_do_markdown() -> String {
         let mut text = String::from("| reason | what to do |\n|---|---|\n");
         for reason in Self::ALL {
@@ -335,7 +335,7 @@ impl HostReport {
 }
 
 /// A native target before and after the probe: the same shape as the
-/// browser's `Resolution` (`declared`, `effective`, `availability`,
+/// browser's [`Resolution`](crate::probe::web::Resolution) (`declared`, `effective`, `availability`,
 /// `changes`, `probe`), each change naming an accelerator or a feature.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
