@@ -11,7 +11,7 @@
 //! The lists and maps a count limit bounds are one table, [`COUNTED`]: the
 //! strict readers count them as they read a request's text ([`json`](crate::json)), so the
 //! first one over its limit is refused there, its items past the limit
-//! counted but never read; `check_request` counts a request built in code.
+//! counted but never read; [`Limits::check_request`] counts a request built in code.
 
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +19,7 @@ use crate::error::{Error, ErrorCode, Result, join_path};
 
 /// Makes [`Limits`] from one row a limit: its doc, its field, its name (in
 /// JSON, on the command line and in messages), its default and its ceiling.
-/// The struct, `DEFAULT`, `CEILING`, `NAMES`, `get` and `set` all come from
+/// The struct, [`DEFAULT`](Limits::DEFAULT), [`CEILING`](Limits::CEILING), [`NAMES`](Limits::NAMES), [`get`](Limits::get) and [`set`](Limits::set) all come from
 /// the rows, so a limit cannot be named in one and missing from another
 /// (tests/limits_table.rs holds the result to its JSON form).
 macro_rules! limits_table {
@@ -109,7 +109,7 @@ pub(crate) enum Step {
 /// their place; what is counted is named as the limit is (`N features`).
 /// The readers look a list's or map's place up here as they open it
 /// (`json::path::Where::count_limit`); a test in [`request`](crate::request) holds
-/// `check_request` to it.
+/// [`Limits::check_request`] to it.
 pub(crate) const COUNTED: &[Counted] = {
     use Step::{Item, Key};
     &[

@@ -55,7 +55,7 @@ impl WebGpuRequirements {
         self.first_unmet_in(&capabilities.feature_set(), capabilities)
     }
 
-    /// `first_unmet` against the capabilities' features as a set (built once
+    /// [`first_unmet`](Self::first_unmet) against the capabilities' features as a set (built once
     /// per availability by the planner): linear in the requirements.
     pub(crate) fn first_unmet_in<'a>(
         &'a self,

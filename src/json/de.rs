@@ -586,8 +586,8 @@ impl<'r, 'a, 'de> Fields<'r, 'a, 'de> {
     }
 
     /// The fields of an object no count limit bounds: a struct's (the
-    /// limits count lists and maps: a `COUNTED` row naming a struct would
-    /// fail the test that holds every row to `check_request`), or a
+    /// limits count lists and maps: a [`COUNTED`](crate::limits::COUNTED) row naming a struct would
+    /// fail the test that holds every row to [`Limits::check_request`](crate::Limits::check_request)), or a
     /// variant's one key. Not looked up: every capsule is one.
     fn uncounted(reader: &'r mut Reader<'de>, at: Where<'a>) -> Self {
         Self { reader, started: false, limit: None, at, key: Cow::Borrowed(""), keys: Vec::new() }

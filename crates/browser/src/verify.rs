@@ -1,5 +1,5 @@
 //! The verification's edge (`detect({ verify })`, the full package only):
-//! runs `probe::verify`'s workload on the adapter through wgpu (WGSL
+//! runs [`probe::verify`](backend_targets::probe::verify)'s workload on the adapter through wgpu (WGSL
 //! passed to the browser as it is), computes it in this module's
 //! WebAssembly too, times both in the same call, and turns what it saw into
 //! a verdict within the budget. The JS half (`verify.js`) keeps verdicts
@@ -453,7 +453,7 @@ fn timer_resolution() -> f64 {
 
 /// The WebAssembly reference's time for one pass, in milliseconds, on a
 /// clock of `resolution` ms, and its output: the pass repeated until a
-/// timing spans `REFERENCE_TICKS` ticks, the fastest of three timings (a
+/// timing spans [`REFERENCE_TICKS`](backend_targets::probe::verify::REFERENCE_TICKS) ticks, the fastest of three timings (a
 /// computation on the CPU is only ever slowed by what else runs; the first
 /// pass also warms the module's memory).
 fn reference(workload: &Workload, resolution: f64) -> (f64, Vec<f32>) {

@@ -91,7 +91,7 @@ mod signals {
     #[cfg(target_os = "linux")]
     use super::subreaper::ADOPTING;
 
-    /// How many `in_processes` calls are running.
+    /// How many [`in_processes`](super::in_processes) calls are running.
     #[cfg(target_os = "linux")]
     pub(super) static PROBING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -199,7 +199,7 @@ mod signals {
     /// Where `SIGTERM`, `SIGINT` and `SIGHUP` would end this process with
     /// their default action (nobody handles them), ends the running checks'
     /// groups first. Installed once; a handler the program has is left alone.
-    /// Called by the program (`native::install_termination_handlers`), never
+    /// Called by the program ([`install_termination_handlers`](crate::install_termination_handlers)), never
     /// by the probe itself: a signal's disposition is the whole process's.
     pub(crate) fn install_termination_handlers() {
         static ONCE: std::sync::Once = std::sync::Once::new();

@@ -348,7 +348,7 @@ impl Channel {
         Self { identity, copy }
     }
 
-    /// Writes the answer on the channel the probe opened (`write`). Where
+    /// Writes the answer on the channel the probe opened ([`write`](Self::write)). Where
     /// no channel was open at the start, on stdout.
     fn write_answer(&self, bytes: &[u8]) {
         if self.identity.is_none() {
@@ -359,7 +359,7 @@ impl Channel {
         self.write(bytes);
     }
 
-    /// Writes the line that names `step` on the channel (`write`); nothing
+    /// Writes the line that names `step` on the channel ([`write`](Self::write)); nothing
     /// where no channel was open at the start (stdout is a person's).
     fn write_step(&self, step: &str) {
         if self.identity.is_some() {
