@@ -12,7 +12,7 @@ pub(crate) fn usage(path: &str, message: impl Into<String>) -> Error {
 }
 
 /// lexopt's error in lexopt's words, but with the argument quoted as JSON
-/// (`error::quoted_short`), as every message quotes a value: lexopt's own
+/// ([`wording::quoted_short`](backend_targets::wording::quoted_short)), as every message quotes a value: lexopt's own
 /// `{:?}` printed nothing in the builds without [`Debug`] formatting (WASI), and
 /// its `Display` linked the formatting of any boxed error (2.5 KB there).
 /// An option that is not a plain name is a quoted path too ([`option_path`]):
@@ -42,7 +42,7 @@ pub(crate) fn usage_error(error: lexopt::Error) -> Error {
 /// the first, `presets`, `schema` and `reference-capsules` the last two
 /// ([`COMMON_OPTIONS`]). A misspelled option is compared with the list of its
 /// command (a unit test holds each list to the command's help, and the
-/// preset options to `OptionSpelling::TABLE`).
+/// preset options to [`OptionSpelling::TABLE`](backend_targets::OptionSpelling::TABLE)).
 pub(crate) const PROBE_OPTIONS: &[&str] =
     &["--timeout-ms", "--os", "--arch", "--enable-libtorch", "--pretty", "--help"];
 /// `target`'s and `availability`'s long options.
