@@ -507,7 +507,7 @@ describe('verify.js: the guard around wgpu\'s adapter and device, and the kept v
     assert.equal(kept, adapter);
   });
 
-  test('a method that throws is a fault, with its words, and returns undefined; the first fault is kept', async () => {
+  test('a method that throws is a fault, with its words, and answers an inert stand-in; the first fault is kept', async () => {
     const faults = verify.newFaults();
     const queue = { submit() { throw new Error('queue gone'); }, writeBuffer() { return 'written'; } };
     let lose;
@@ -526,10 +526,33 @@ describe('verify.js: the guard around wgpu\'s adapter and device, and the kept v
     assert.equal(guardedDevice.createBuffer(4).owner, device);
     assert.equal(guardedDevice.queue.writeBuffer(), 'written');
     assert.equal(guardedDevice.queue, guardedDevice.queue, 'one guard per queue');
-    assert.equal(guardedDevice.createComputePipeline({}), undefined);
+    // What a throwing method answers takes wgpu's next calls and does
+    // nothing (a pass on an encoder never made), until the module stops.
+    const inert = guardedDevice.createComputePipeline({});
+    assert.equal(typeof inert, 'function');
+    assert.equal(inert.getBindGroupLayout(0).anything().deeper, inert);
+    assert.equal(inert.then, undefined, 'not a thenable: awaiting it does not hang');
     assert.deepEqual(verify.takeFault(faults), { kind: 'verify-failed', message: 'createComputePipeline() threw: bad pipeline' });
-    assert.equal(guardedDevice.queue.submit([]), undefined);
+    assert.equal(guardedDevice.queue.submit([]), inert);
     assert.equal(verify.takeFault(faults).message, 'createComputePipeline() threw: bad pipeline', 'the first fault stays');
+    // What a method makes is guarded in turn, and handed back unwrapped.
+    class GPUThing {
+      constructor(log) { this.log = log; }
+      explode() { throw new Error('thing exploded'); }
+      use(other, descriptor) { this.log.push(other, descriptor.nested.resource); return other; }
+    }
+    const log = [];
+    const maker = { make: () => new GPUThing(log) };
+    const deep = verify.newFaults();
+    const guardedMaker = await verify.adapterGuard(deep)(Promise.resolve(maker));
+    const first = guardedMaker.make();
+    const second = guardedMaker.make();
+    assert.ok(first instanceof GPUThing, 'the guard keeps the prototype');
+    first.use(second, { nested: { resource: second } });
+    assert.ok(log[0] instanceof GPUThing && log[1] === log[0], 'the real object handed back, at any depth');
+    assert.notEqual(log[0], second, 'not the guard');
+    first.explode();
+    assert.deepEqual(verify.takeFault(deep), { kind: 'verify-failed', message: 'explode() threw: thing exploded' });
     guardedDevice.onuncapturederror = 'set';
     assert.equal(device.onuncapturederror, 'set', 'properties are set on the real object');
     // A lost device is a fault of its own kind.

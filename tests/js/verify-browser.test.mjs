@@ -264,6 +264,14 @@ test('stand-ins: faults are dropped with the browser\'s words, never an exceptio
     // A method that answers a promise, throwing instead: wgpu awaited the
     // guard's undefined, and detect() never settled.
     ['GPUAdapter.requestDevice', /requestDevice\(\) threw: stand-in: requestDevice refused/],
+    // What the device makes: a buffer, an encoder, a pass, a mapped range
+    // (these used to throw through wgpu and trap the module).
+    ['GPUDevice.createBuffer', /createBuffer\(\) threw: stand-in: createBuffer refused/],
+    ['GPUDevice.createCommandEncoder', /createCommandEncoder\(\) threw: stand-in: createCommandEncoder refused/],
+    ['GPUCommandEncoder.beginComputePass', /beginComputePass\(\) threw: stand-in: beginComputePass refused/],
+    ['GPUComputePassEncoder.dispatchWorkgroups', /dispatchWorkgroups\(\) threw: stand-in: dispatchWorkgroups refused/],
+    ['GPUCommandEncoder.copyBufferToBuffer', /copyBufferToBuffer\(\) threw: stand-in: copyBufferToBuffer refused/],
+    ['GPUBuffer.getMappedRange', /getMappedRange\(\) threw: stand-in: getMappedRange refused/],
   ]) {
     const out = await inPage(throwing, verifyInPage, { where, options: NO_CACHE });
     assert.equal(out.reason, 'verify-failed', `${where}: ${JSON.stringify(out)}`);

@@ -3,11 +3,12 @@
 //
 // The guard. wgpu calls WebGPU's methods without catching: a call that
 // throws (a polyfill, a stand-in, a browser bug) would unwind through the
-// module's frames. The guarded adapter, device and queue (Proxies over the
-// real objects, handed to wgpu alone: the page's objects are untouched)
-// catch what a method throws, note it as a fault and return undefined; the
-// module reads the fault after each step and stops there. The device's
-// `lost` promise is a fault too.
+// module's frames. The guarded adapter, device, queue and every WebGPU
+// object their methods make (Proxies over the real objects, handed to wgpu
+// alone: the page's objects are untouched; the browser is handed back its
+// own objects) catch what a method throws, note it as a fault and return
+// undefined; the module reads the fault after each step and stops there.
+// The device's `lost` promise is a fault too.
 //
 // The cache. A verdict (JSON text with the time it was kept) under its key:
 // `persistent` is localStorage (pages, Deno) or IndexedDB (workers, which
@@ -41,26 +42,78 @@ function note(faults, kind, message) {
 const ANSWER_PROMISES = new Set(['requestDevice', 'mapAsync', 'onSubmittedWorkDone', 'popErrorScope',
   'createComputePipelineAsync', 'createRenderPipelineAsync', 'getCompilationInfo', 'requestAdapterInfo']);
 
+/** The guard's Proxies, by the verification's faults and then by the
+ *  object each stands for (one Proxy an object, so that wgpu sees the same
+ *  object each time), and the objects, by their Proxy (what the browser is
+ *  handed back). */
+const proxies = new WeakMap();
+const targets = new WeakMap();
+
+/** `value` with every guarded object in it (at any depth of a plain object
+ *  or array: a descriptor's `layout`, a bind group's `resource.buffer`)
+ *  replaced by the object itself: the browser's methods take their own
+ *  objects, not Proxies over them. */
+function unwrap(value) {
+  if (value === null || typeof value !== 'object') return value;
+  const target = targets.get(value);
+  if (target !== undefined) return target;
+  if (Array.isArray(value)) return value.some(holdsProxy) ? value.map(unwrap) : value;
+  if (Object.getPrototypeOf(value) !== Object.prototype || !holdsProxy(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, unwrap(item)]));
+}
+
+/** Whether a guarded object is anywhere in `value` (a plain object or array). */
+function holdsProxy(value) {
+  if (value === null || typeof value !== 'object') return false;
+  if (targets.has(value)) return true;
+  if (Array.isArray(value)) return value.some(holdsProxy);
+  return Object.getPrototypeOf(value) === Object.prototype && Object.values(value).some(holdsProxy);
+}
+
+/** Whether a method's answer is a WebGPU object to guard in turn (a
+ *  buffer, an encoder, a pass, a pipeline, a bind group, ...): an object,
+ *  but not a promise (wgpu awaits it as it is), bytes or a plain value. */
+const guardable = (value) => value !== null && typeof value === 'object' && typeof value.then !== 'function'
+  && !ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer) && Object.getPrototypeOf(value) !== Object.prototype
+  && !Array.isArray(value);
+
+/** What a method that threw answers (its fault noted): an object whose
+ *  every method answers it again and does nothing, so that wgpu's next
+ *  calls on what it was to make (a pass on an encoder that was never made)
+ *  end harmlessly where the module reads the fault and stops. */
+const INERT = new Proxy(function inert() {}, {
+  get: (_, key) => (key === 'then' ? undefined : key === Symbol.toPrimitive ? () => 0 : INERT),
+  apply: () => INERT,
+});
+
 /** A Proxy over `target` whose methods note what they throw (and return
- *  undefined, or a rejected promise for a method that answers one);
- *  `wrapResult(name, value)` may guard what a method returns. */
+ *  undefined, or a rejected promise for a method that answers one), take
+ *  guarded objects unwrapped, and answer the WebGPU objects they make
+ *  guarded too: every call wgpu makes on the adapter, the device, the queue
+ *  and what they make (buffers, encoders, passes, pipelines) is caught the
+ *  same way. `wrapResult(name, value)` may guard what a method returns. */
 function guarded(target, faults, wrapResult = (name, value) => value) {
-  return new Proxy(target, {
+  if (!proxies.has(faults)) proxies.set(faults, new WeakMap());
+  const made = proxies.get(faults);
+  const known = made.get(target);
+  if (known !== undefined) return known;
+  const proxy = new Proxy(target, {
     get(object, key) {
       const value = Reflect.get(object, key);
       if (typeof value !== 'function') return key === 'queue' ? guardQueue(value, faults) : value;
       return function guardedMethod(...args) {
         let result;
         try {
-          result = value.apply(object, args);
+          result = value.apply(object, args.map(unwrap));
         } catch (error) {
           note(faults, 'verify-failed', `${String(key)}() threw: ${messageOf(error)}`);
-          if (!ANSWER_PROMISES.has(/** @type {string} */ (key))) return undefined;
+          if (!ANSWER_PROMISES.has(/** @type {string} */ (key))) return INERT;
           const rejected = Promise.reject(error);
           rejected.catch(() => {});
           return rejected;
         }
-        return wrapResult(key, result);
+        const answer = wrapResult(key, result);
+        return answer === result && guardable(result) ? guarded(result, faults) : answer;
       };
     },
     set(object, key, value) {
@@ -68,13 +121,14 @@ function guarded(target, faults, wrapResult = (name, value) => value) {
       return true;
     },
   });
+  made.set(target, proxy);
+  targets.set(proxy, target);
+  return proxy;
 }
 
-const queues = new WeakMap();
 function guardQueue(queue, faults) {
   if (queue === null || typeof queue !== 'object') return queue;
-  if (!queues.has(queue)) queues.set(queue, guarded(queue, faults));
-  return queues.get(queue);
+  return guarded(queue, faults);
 }
 
 function watchDevice(device, faults) {
