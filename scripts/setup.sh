@@ -9,7 +9,7 @@ mkdir -p .tools/logs
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "rustup targets and components (the standard library's source, rustfmt, clippy)"
+step "rustup targets and components (rustfmt, clippy)"
 installed=$(rustup target list --installed)
 # aarch64-apple-darwin and x86_64-pc-windows-gnu: only to check that the
 # native probe's macOS and Windows paths compile (scripts/test.sh; linking
