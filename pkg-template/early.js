@@ -251,6 +251,27 @@ export function supportReport(answer) {
   return `${lines.join('\n')}\n`;
 }
 
+/** `call(options, answer, ...rest)` shared by concurrent callers: while one
+ *  call with the same `answer` and the same options (as JSON text) is in
+ *  flight, another gets a copy of its answer (each caller its own), not a
+ *  second verification: one device, one budget, for the same adapter. */
+export function sharing(call) {
+  const inFlight = new Map();
+  return (options, answer, ...rest) => {
+    let key;
+    try {
+      key = `${answer} ${typeof options === 'string' ? options : JSON.stringify(options)}`;
+    } catch {
+      return call(options, answer, ...rest);
+    }
+    const shared = inFlight.get(key);
+    if (shared !== undefined) return shared.then((value) => structuredClone(value));
+    const started = call(options, answer, ...rest).finally(() => inFlight.delete(key));
+    inFlight.set(key, started);
+    return started;
+  };
+}
+
 /** `navigator.gpu`, or undefined where there is none or reading it throws
  *  (a getter that throws is no WebGPU, as the module's probe reads it). */
 export function gpuOf() {

@@ -15,7 +15,8 @@ import init, * as glue from './backend_targets.js';
 import { cancelDelay, delay, lastRequest, now, requestEarly, settle } from './probe.js';
 import { cachedVerdict, verdictKey, warmVerdicts } from './verify.js';
 import {
-  THROW_WITH, adopt, checkModule, compile, compileEarly, compileSync, gpuOf, notInitialised, throwWith, verifying,
+  THROW_WITH, adopt, checkModule, compile, compileEarly, compileSync, gpuOf, notInitialised, sharing, throwWith,
+  verifying,
 } from './early.js';
 import { guarded, instance } from './guard.js';
 
@@ -141,24 +142,8 @@ async function keptVerdict(report, { verify: { cache, precision, budgetMs } }, b
   }
 }
 
-/** One verification at a time for the same call: concurrent calls with the
- *  same options share its answer (the first caller gets it, each other a
- *  copy of its own). */
-const inFlight = new Map();
-
-function sharedVerifyingCall(options, answer) {
-  let key;
-  try {
-    key = `${answer} ${typeof options === 'string' ? options : JSON.stringify(options)}`;
-  } catch {
-    return verifyingCall(options, answer);
-  }
-  const shared = inFlight.get(key);
-  if (shared !== undefined) return shared.then((value) => structuredClone(value));
-  const call = verifyingCall(options, answer).finally(() => inFlight.delete(key));
-  inFlight.set(key, call);
-  return call;
-}
+/** One verification at a time for the same call (early.js's `sharing`). */
+const sharedVerifyingCall = sharing(verifyingCall);
 
 /** Probes WebGPU afresh (see the module's `probe`). */
 export function probe(options) {

@@ -10,7 +10,7 @@ import init, { detect as detectNow, probe as probeNow } from './backend_targets.
 // scripts/bundle.mjs points these at wasm-bindgen's copies, as for index.js.
 import { endHandOver, handOver, now, requestEarly, settle } from './probe.js';
 import { clearVerdicts } from './verify.js';
-import { adopt, compileEarly, instantiateOnce } from './early.js';
+import { adopt, compileEarly, instantiateOnce, sharing } from './early.js';
 
 export {
   BackendTargetsError, executionProviders, isBackendTargetsError, supportReport, transformersOptions,
@@ -42,18 +42,22 @@ export default function initVerified(moduleOrPath) {
 /** Probes WebGPU and, with `verify`, verifies the adapter; then answers the
  *  `wasm` target resolved by the report. `timeoutMs` counts from the call,
  *  the module's instantiation included. */
-export async function detect(options) {
-  const began = now();
-  await initVerified();
-  return settle(detectNow, options, began).catch((error) => Promise.reject(adopt(error)));
+export function detect(options) {
+  return sharedCall(options, 'detect');
 }
 
 /** Probes WebGPU afresh and, with `verify`, verifies the adapter. */
-export async function probe(options) {
+export function probe(options) {
+  return sharedCall(options, 'probe');
+}
+
+/** `probe` or `detect` (`answer`), concurrent identical calls sharing one
+ *  verification (early.js's `sharing`). */
+const sharedCall = sharing(async (options, answer) => {
   const began = now();
   await initVerified();
-  return settle(probeNow, options, began).catch((error) => Promise.reject(adopt(error)));
-}
+  return settle(answer === 'probe' ? probeNow : detectNow, options, began).catch((error) => Promise.reject(adopt(error)));
+});
 
 /** What the other entries call once their own probe found an adapter
  *  (`answer`: `'probe'` or `'detect'`): this module's answer to `options`,
@@ -62,13 +66,19 @@ export async function probe(options) {
  *  from `handoff.began` and the verification's budget from
  *  `handoff.probedAt` (`now()` times): one adapter request, and one time
  *  bound, for the caller's one call. Not part of the package's API. */
-export async function afterProbe(answer, options, handoff) {
+export function afterProbe(answer, options, handoff) {
+  return sharedAfterProbe(options, answer, handoff);
+}
+
+/** `afterProbe`, concurrent identical calls (from other entries' concurrent
+ *  calls) sharing one verification. */
+const sharedAfterProbe = sharing(async (options, answer, handoff) => {
   handing = true;
   await initVerified();
   handOver(handoff.adapter, handoff.probedAt);
   const start = answer === 'probe' ? probeNow : detectNow;
   return settle(start, options, handoff.began).finally(endHandOver).catch((error) => Promise.reject(adopt(error)));
-}
+});
 
 /** Forgets every kept verdict (this page's memory, localStorage, IndexedDB). */
 export function clearVerifications() {

@@ -564,20 +564,22 @@ test('the time bound: every entry answers a hung adapter request within timeoutM
   }
 });
 
-test('concurrent identical detect({ verify }) calls of the full entry share one verification', async () => {
-  const body = async () => {
-    const m = await import('/pkg/index.js');
-    await m.default();
+test('concurrent identical detect({ verify }) calls share one verification, through every entry', async () => {
+  const body = async (arg) => {
+    const m = await import(arg.entry);
+    if (arg.entry === '/pkg/index.js') await m.default();
     const options = { allowFallbackAdapter: true, verify: { cache: 'none' } };
     const answers = await Promise.all([1, 2, 3, 4].map(() => m.detect(options)));
     answers[0].probe.message = 'changed by the first caller';
     return { devices: globalThis.__devicesAsked ?? 0, reasons: answers.map((a) => a.probe.reason),
       messages: answers.map((a) => a.probe.message) };
   };
-  const out = await inPage(countDevices, body);
-  assert.equal(out.devices, 1, JSON.stringify(out));
-  assert.equal(new Set(out.reasons).size, 1, JSON.stringify(out));
-  assert.ok(out.messages.slice(1).every((message) => message !== 'changed by the first caller'), 'each caller its own copy');
+  for (const entry of ['/pkg/index.js', '/pkg/detect.js', '/pkg/verified.js']) {
+    const out = await inPage(countDevices, body, { entry });
+    assert.equal(out.devices, 1, `${entry}: ${JSON.stringify(out)}`);
+    assert.equal(new Set(out.reasons).size, 1, `${entry}: ${JSON.stringify(out)}`);
+    assert.ok(out.messages.slice(1).every((message) => message !== 'changed by the first caller'), `${entry}: each caller its own copy`);
+  }
 });
 
 test('a verdict localStorage cannot keep (its quota full) says so, and the next page verifies again', async () => {
