@@ -335,7 +335,7 @@ impl HostReport {
 }
 
 /// A native target before and after the probe: the same shape as the
-/// browser's [`Resolution`](crate::probe::web::Resolution) (`declared`, `effective`, `availability`,
+/// browser's `Resolution` (`declared`, `effective`, `availability`,
 /// `changes`, `probe`), each change naming an accelerator or a feature.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
