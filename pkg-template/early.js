@@ -286,8 +286,9 @@ export function gpuOf() {
  *  (a page, a worker, Deno), or anywhere with `anywhere`: such a call is
  *  handed to `backend-targets/verify`, loaded on demand. Elsewhere (Node) the
  *  full entry's own module answers it: no adapter. The detect-only module
- *  has no verification and refuses `verify`, so its entry hands every such
- *  call on (its answers without an adapter aside). */
+ *  has no verification (it probes as if `verify` were not given), so its
+ *  entry hands every such call on (its answers without an adapter, and a
+ *  software adapter the options refuse, aside). */
 export function verifying(options, anywhere = false) {
   let value = options;
   if (typeof value === 'string') {
