@@ -100,7 +100,9 @@ function guarded(target, faults, wrapResult = (name, value) => value) {
   const proxy = new Proxy(target, {
     get(object, key) {
       const value = Reflect.get(object, key);
-      if (typeof value !== 'function') return key === 'queue' ? guardQueue(value, faults) : value;
+      if (typeof value !== 'function') {
+        return key === 'queue' && value !== null && typeof value === 'object' ? guarded(value, faults) : value;
+      }
       return function guardedMethod(...args) {
         let result;
         try {
@@ -124,11 +126,6 @@ function guarded(target, faults, wrapResult = (name, value) => value) {
   made.set(target, proxy);
   targets.set(proxy, target);
   return proxy;
-}
-
-function guardQueue(queue, faults) {
-  if (queue === null || typeof queue !== 'object') return queue;
-  return guarded(queue, faults);
 }
 
 function watchDevice(device, faults) {
