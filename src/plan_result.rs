@@ -110,13 +110,21 @@ spelled_enum! {
 
 spelled_enum! {
     /// How a list of configs is used.
-    #[derive(Default)]
     pub enum PlanMode {
         /// The first config that plans every op wins (SPEC §5).
-        #[default]
         WholePlan = "wholePlan",
         /// Each op takes the first config that admits a capsule for it.
         PerOp = "perOp",
+    }
+}
+
+/// The first config that plans every op wins, unless told otherwise.
+// Written out: `spelled_enum!` takes doc comments alone on its variants, so
+// `#[default]` cannot mark one.
+#[allow(clippy::derivable_impls)]
+impl Default for PlanMode {
+    fn default() -> Self {
+        Self::WholePlan
     }
 }
 
@@ -259,7 +267,10 @@ pub struct PlanResult {
     #[cfg_attr(feature = "typescript", tsify(optional))]
     pub kernels: Option<Vec<Kernel>>,
     /// What was planned against.
-    #[cfg_attr(feature = "typescript", tsify(type = "Required<Availability>"))]
+    #[cfg_attr(
+        feature = "typescript",
+        tsify(type = "Omit<Required<Availability>, \"webGpu\"> & { webGpu?: Required<WebGpuCapabilities> }")
+    )]
     pub availability: Availability,
     /// Every config tried, in order, with its per-op explanation.
     pub attempts: Vec<ConfigAttempt>,

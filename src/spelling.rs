@@ -16,10 +16,20 @@ macro_rules! spelled_enum {
     (
         $(#[$meta:meta])*
         $vis:vis enum $name:ident {
-            $( $(#[$vmeta:meta])* $variant:ident = $spelling:literal $(| $alias:literal)* ),+ $(,)?
+            $( $(#[doc = $vdoc:literal])* $variant:ident = $spelling:literal $(| $alias:literal)* ),+ $(,)?
         }
     ) => {
         $(#[$meta])*
+        // The TypeScript type's JSDoc lists every spelling with its variant's
+        // doc, where an editor shows it (a union member has no doc of its
+        // own); rustdoc and the JSON Schema keep them on the variants.
+        // (Literal lines only: tsify reads no `concat!`.)
+        $(
+            #[cfg_attr(feature = "typescript", doc = "")]
+            #[cfg_attr(feature = "typescript", doc = $spelling)]
+            #[cfg_attr(feature = "typescript", doc = "\u{2014}")]
+            $(#[cfg_attr(feature = "typescript", doc = $vdoc)])*
+        )+
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
@@ -30,7 +40,7 @@ macro_rules! spelled_enum {
             // Read by the schema and TypeScript derives only: serde itself
             // goes through the spelling table (below).
             $(
-                $(#[$vmeta])*
+                $(#[doc = $vdoc])*
                 #[cfg_attr(
                     any(feature = "schema", feature = "typescript"),
                     serde(rename = $spelling)

@@ -181,6 +181,16 @@ async function decide(): Promise<void> {
   const verifyOptions: VerifyOptions = { budgetMs: 1000, precision: 'f32', cache: 'session' };
   const resolution: Resolution = await detectVerified({ allowFallbackAdapter: false, verify: verifyOptions });
   const verification: Verification | undefined = resolution.probe.verification;
+  // What an app reads of a resolution, under --strict without assertions:
+  // the devices and providers always, the kept adapter's features and limits
+  // once webGpu is there.
+  const usable: Device[] = resolution.availability.devices;
+  const f16: boolean = resolution.availability.webGpu?.features.includes('shader-f16') ?? false;
+  const bufferLimit: number | undefined = resolution.availability.webGpu?.limits.maxBufferSize;
+  // @ts-expect-error webGpu is absent where no adapter was kept
+  console.log(resolution.availability.webGpu.features, usable, f16, bufferLimit);
+  // @ts-expect-error a declaration has no probed WebGPU
+  console.log(declaredAvailability(wasm()).webGpu);
   // ONNX Runtime Web's list: exactly one of two tuples, in ORT's spelling.
   const providers: ['webgpu', 'wasm'] | ['wasm'] = executionProviders(resolution);
   const first: 'webgpu' | 'wasm' = providers[0];

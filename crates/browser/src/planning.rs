@@ -103,7 +103,7 @@ pub fn providers(#[wasm_bindgen(unchecked_param_type = "Target")] target: JsValu
 }
 
 /// What the target declares; probes nothing (see [`detect`](crate::detect) for the browser).
-#[wasm_bindgen(js_name = declaredAvailability, unchecked_return_type = "Required<Availability>")]
+#[wasm_bindgen(js_name = declaredAvailability, unchecked_return_type = "Omit<Required<Availability>, \"webGpu\">")]
 pub fn declared_availability(
     #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,
 ) -> Result<JsValue, JsValue> {
