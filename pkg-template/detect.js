@@ -15,9 +15,11 @@
 // answers, or a call needs it. Every real adapter is probed by the module,
 // through wgpu, as before.
 import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
+// Not in the glue's types (`skip_typescript`: not part of the package's API).
+import * as glue from './backend_targets.js';
 // scripts/bundle.mjs points this at wasm-bindgen's copy, as for index.js.
 import { cancelDelay, delay, earlyAnswer, forgetEarly, now, readAdapter, requestEarly, settle } from './probe.js';
-import { adopt, compileEarly, gpuOf, instantiateOnce, verifying } from './early.js';
+import { adopt, causeOf, compileEarly, gpuOf, instantiateOnce, loaderOf, verifying } from './early.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, TIMEOUT_MS, UNREACHED } from './core.generated.js';
 
 export {
@@ -160,8 +162,7 @@ async function refusedSoftware(options, request) {
 }
 
 /** The verification entry, loaded on first use. */
-let verifier;
-const verification = () => (verifier ??= import('./verified.js'));
+const verification = loaderOf(() => import('./verified.js'));
 
 /** Probes WebGPU, then answers the `wasm` target resolved by the probe: the
  *  full package's `detect`. */
@@ -188,7 +189,18 @@ async function answer(options, which) {
   // probes as if `verify` were not given) says so, and the verification's
   // module is not fetched.
   if (verifying(options, true) && !(await refusedSoftware(options, asked.request))) {
-    const verifier = await verification();
+    let verifier;
+    try {
+      verifier = await verification();
+    } catch (error) {
+      // No verification here (a service worker refuses import()): this
+      // module's probe, taking the adapter request answered above, answers
+      // that it was not verified and why, as the core words it.
+      await initDetect();
+      const cause = causeOf(error);
+      const unverified = (given) => /** @type {any} */ (glue).unverified(given, cause, which === 'detect');
+      return settle(unverified, options, began).catch((failure) => Promise.reject(adopt(failure)));
+    }
     if (asked.request === undefined) return verifier[which](options);
     forgetEarly(asked.request);
     return verifier.afterProbe(which, options, { adapter: asked.request, began, probedAt: now() });

@@ -272,6 +272,27 @@ export function sharing(call) {
   };
 }
 
+/** An entry's loader of the verification's module (`load`: its
+ *  `import()`), loaded once: a load that failed (a network error; a service
+ *  worker, which refuses `import()`) is tried again on the next call. */
+export function loaderOf(load) {
+  let loading;
+  return () => (loading ??= load().catch((error) => {
+    loading = undefined;
+    throw error;
+  }));
+}
+
+/** Why a load failed, as the runtime said it (for the module's
+ *  `unverified`, which says it in the answer). */
+export function causeOf(error) {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    return 'an error that cannot be read';
+  }
+}
+
 /** `navigator.gpu`, or undefined where there is none or reading it throws
  *  (a getter that throws is no WebGPU, as the module's probe reads it). */
 export function gpuOf() {

@@ -12,11 +12,11 @@ import init, * as glue from './backend_targets.js';
 // The JS halves: scripts/bundle.mjs points these at wasm-bindgen's copies
 // (snippets/backend-targets-browser-<hash>/src/*.js, from crates/browser/src/),
 // the very modules the glue uses.
-import { cancelDelay, delay, lastRequest, now, requestEarly, settle } from './probe.js';
+import { cancelDelay, delay, endHandOver, handOver, lastRequest, now, requestEarly, settle } from './probe.js';
 import { cachedVerdict, verdictKey, warmVerdicts } from './verify.js';
 import {
-  THROW_WITH, adopt, checkModule, compile, compileEarly, compileSync, gpuOf, notInitialised, sharing, throwWith,
-  verifying,
+  THROW_WITH, adopt, causeOf, checkModule, compile, compileEarly, compileSync, gpuOf, loaderOf, notInitialised, sharing,
+  throwWith, verifying,
 } from './early.js';
 import { guarded, instance } from './guard.js';
 
@@ -63,8 +63,7 @@ export { wasmPreset as wasm };
 
 
 /** The verification entry, loaded on first use. */
-let verifier;
-const verification = () => (verifier ??= import('./verified.js'));
+const verification = loaderOf(() => import('./verified.js'));
 
 /** The `wasm` preset's target as JSON text, once. */
 let wasmTarget;
@@ -112,7 +111,19 @@ async function verifyingCall(options, answer) {
   // An adapter that was asked for a device (`verifyDevice`) gives no other:
   // the verification module asks for its own.
   const handoff = { adapter: read.verifyDevice ? undefined : adapter, began, probedAt };
-  return (await verification()).afterProbe(answer, options, handoff);
+  let verifier;
+  try {
+    verifier = await verification();
+  } catch (error) {
+    // No verification here (a service worker refuses import()): the
+    // module's probe, taking this one's adapter request, answers that it
+    // was not verified and why, as the core words it.
+    handOver(handoff.adapter, probedAt);
+    const unverified = /** @type {any} */ (glue).unverified;
+    const nested = answer === 'detect';
+    return settle((given) => unverified(given, causeOf(error), nested), options, began).finally(endHandOver);
+  }
+  return verifier.afterProbe(answer, options, handoff);
 }
 
 /** The report `report` (a probe's, with an adapter) with the verdict kept

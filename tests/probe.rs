@@ -88,6 +88,30 @@ fn allow_fallback_adapter_false_refuses_a_software_adapter_and_keeps_reporting_i
 }
 
 #[test]
+fn a_verification_whose_module_could_not_load_drops_webgpu_and_says_why() {
+    let cause = "TypeError: import() is disallowed on ServiceWorkerGlobalScope";
+    let report = adapter_report().without_verification(cause);
+    assert_eq!((report.available, report.reason), (false, ProbeReason::VerifyFailed));
+    assert_eq!(
+        report.message,
+        "fallback adapter google swiftshader: not verified: the verification's module could not be loaded \
+         (TypeError: import() is disallowed on ServiceWorkerGlobalScope); where import() is refused, as in a \
+         service worker, import backend-targets/verify, which needs none"
+    );
+    assert!(!report.reason.is_lasting(), "not kept: the next call tries again");
+    assert_eq!((report.adapter, report.verification), (adapter_report().adapter, None));
+    let resolution = resolve(&Target::wasm(), &adapter_report().without_verification(cause));
+    assert_eq!(resolution.changes[0].action, FeatureAction::Dropped);
+    assert_eq!(resolution.changes[0].reason, ProbeReason::VerifyFailed);
+    assert_eq!(resolution.availability.web_gpu, None);
+    // An outcome that kept no adapter is already the answer.
+    let refused = adapter_report().under(&ProbeOptions { allow_fallback_adapter: false, ..ProbeOptions::default() });
+    assert_eq!(refused.clone().without_verification(cause), refused);
+    let none = unavailable(ProbeReason::NoAdapter);
+    assert_eq!(none.clone().without_verification(cause), none);
+}
+
+#[test]
 fn every_unavailable_outcome_drops_webgpu_with_its_reason_and_keeps_the_devices() {
     for &reason in ProbeReason::ALL {
         if reason == ProbeReason::AdapterAvailable {

@@ -29,7 +29,7 @@ spelled_enum! {
         AdapterRequestFailed = "adapter-request-failed",
         /// `requestAdapter()` answered something that cannot be read as a
         /// `GPUAdapter`: not an object, features or limits that cannot be
-        /// read, or more of them (or longer names) than [`plan()`](crate::plan) accepts with
+        /// read, or more of them (or longer names) than `plan()` accepts with
         /// its default limits.
         AdapterUnreadable = "adapter-unreadable",
         /// No answer within `timeoutMs`.
@@ -50,7 +50,9 @@ spelled_enum! {
         SlowerThanWasm = "slower-than-wasm",
         /// `verify`: the device was lost (or could not be had) while verifying.
         DeviceLost = "device-lost",
-        /// `verify`: a WebGPU call threw, or an error scope caught an error.
+        /// `verify`: a WebGPU call threw, an error scope caught an error, or
+        /// the verification's module could not be loaded (a service worker
+        /// refuses `import()`).
         VerifyFailed = "verify-failed",
         /// `verify`: no verdict within `budgetMs`.
         VerifyTimeout = "verify-timeout",
@@ -306,6 +308,31 @@ impl ProbeReport {
         self.verification = Some(verdict.verification);
         self
     }
+
+    /// Where [`ProbeReport::VERIFICATION_NOT_LOADED`] says why.
+    pub const CAUSE: &'static str = "{cause}";
+
+    /// The sentence after the adapter's when `verify` was asked and the
+    /// verification's module could not be loaded ([`ProbeReport::CAUSE`]
+    /// standing for the runtime's error).
+    pub const VERIFICATION_NOT_LOADED: &'static str = "not verified: the verification's module could not be loaded \
+({cause}); where import() is refused, as in a service worker, import backend-targets/verify, which needs none";
+
+    /// The report of a probe asked to verify whose verification could not
+    /// run because its module could not be loaded (`cause`: the runtime's
+    /// error, such as a service worker refusing `import()`): an adapter the
+    /// probe found usable is not kept, `verify-failed` (not a lasting
+    /// verdict: the next call tries again), with no figures; any other
+    /// report is as it was.
+    pub fn without_verification(mut self, cause: &str) -> Self {
+        if self.available {
+            self.available = false;
+            self.reason = ProbeReason::VerifyFailed;
+            self.message = format!("{}: {}", self.message, Self::VERIFICATION_NOT_LOADED.replace(Self::CAUSE, cause));
+            self.verification = None;
+        }
+        self
+    }
 }
 
 impl ProbeReason {
@@ -393,7 +420,10 @@ pub struct Resolution {
     pub effective: Target,
     /// The effective availability, with the adapter's WebGPU capabilities
     /// when `webGpu` was kept (so planning can gate capsules on them).
-    #[cfg_attr(feature = "typescript", tsify(type = "Required<Availability>"))]
+    #[cfg_attr(
+        feature = "typescript",
+        tsify(type = "Omit<Required<Availability>, \"webGpu\"> & { webGpu?: Required<WebGpuCapabilities> }")
+    )]
     pub availability: Availability,
     /// One entry per feature the probe decided (only `webGpu` is).
     pub changes: Vec<FeatureChange>,

@@ -445,9 +445,19 @@ enum Answer {
 /// [`probe`] and [`detect`] in one future type: a single state machine and a
 /// single promise adapter in the module, not one of each per export.
 /// `started` is when the call was made (see `probeStart`).
-async fn probe_and_answer(options: JsValue, answer: Answer, started: f64) -> Result<JsValue, JsValue> {
+/// `unloaded`: why the verification's module could not be loaded, for a
+/// probe asked to verify that cannot ([`unverified`]).
+async fn probe_and_answer(
+    options: JsValue,
+    answer: Answer,
+    started: f64,
+    unloaded: Option<String>,
+) -> Result<JsValue, JsValue> {
     let options = probe_options(&options)?;
-    let report = run_probe_from(&options, started).await;
+    let mut report = run_probe_from(&options, started).await;
+    if let (Some(cause), Some(_)) = (unloaded, &options.verify) {
+        report = report.without_verification(&cause);
+    }
     let text = match answer {
         Answer::Report => report.to_json_text(),
         Answer::Resolution => resolve_report(&Target::wasm(), &report).to_json_text(),
@@ -459,7 +469,7 @@ async fn probe_and_answer(options: JsValue, answer: Answer, started: f64) -> Res
 /// `no-navigator`). Rejects only for invalid options.
 #[wasm_bindgen(unchecked_return_type = "Promise<ProbeReport>")]
 pub fn probe(#[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue) -> Promise {
-    future_to_promise(probe_and_answer(options, Answer::Report, probe_start()))
+    future_to_promise(probe_and_answer(options, Answer::Report, probe_start(), None))
 }
 
 /// Decides the target's `webGpu` feature from a probe report; every other
@@ -497,8 +507,21 @@ pub fn verify_settings(options: JsValue) -> Result<JsValue, JsValue> {
     })
 }
 
+/// `probe(options)` (`nested`: `detect(options)`) for an entry that was
+/// asked to verify and could not load the verification's module (`cause`:
+/// the runtime's error; a service worker refuses `import()`): the probe's
+/// answer, with an adapter it found usable not kept
+/// ([`ProbeReport::without_verification`]), never a rejection but for
+/// invalid options. The entries' JS calls it (pkg-template/index.js,
+/// detect.js); not part of the package's API.
+#[wasm_bindgen(skip_typescript)]
+pub fn unverified(options: JsValue, cause: String, nested: bool) -> Promise {
+    let answer = if nested { Answer::Resolution } else { Answer::Report };
+    future_to_promise(probe_and_answer(options, answer, probe_start(), Some(cause)))
+}
+
 /// `probe(options)`, then `resolve(wasm(), report)`.
 #[wasm_bindgen(unchecked_return_type = "Promise<Resolution>")]
 pub fn detect(#[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue) -> Promise {
-    future_to_promise(probe_and_answer(options, Answer::Resolution, probe_start()))
+    future_to_promise(probe_and_answer(options, Answer::Resolution, probe_start(), None))
 }
