@@ -39,16 +39,16 @@ pub(crate) fn usage_error(error: lexopt::Error) -> Error {
 }
 
 /// The long options of `probe`; `target` and `availability` take all but
-/// the first, `presets`, `schema` and `reference-capsules` the last two
+/// the first two, `presets`, `schema` and `reference-capsules` the last two
 /// ([`COMMON_OPTIONS`]). A misspelled option is compared with the list of its
 /// command (a unit test holds each list to the command's help, and the
 /// preset options to [`OptionSpelling::TABLE`](backend_targets::OptionSpelling::TABLE)).
 pub(crate) const PROBE_OPTIONS: &[&str] =
-    &["--timeout-ms", "--os", "--arch", "--enable-libtorch", "--pretty", "--help"];
+    &["--timeout-ms", "--report", "--os", "--arch", "--enable-libtorch", "--pretty", "--help"];
 /// `target`'s and `availability`'s long options.
-pub(crate) const PRESET_OPTIONS: &[&str] = PROBE_OPTIONS.split_at(1).1;
+pub(crate) const PRESET_OPTIONS: &[&str] = PROBE_OPTIONS.split_at(2).1;
 /// The long options every command takes.
-pub(crate) const COMMON_OPTIONS: &[&str] = PROBE_OPTIONS.split_at(4).1;
+pub(crate) const COMMON_OPTIONS: &[&str] = PROBE_OPTIONS.split_at(5).1;
 /// `plan`'s long options.
 pub(crate) const PLAN_OPTIONS: &[&str] = &["--request", "--probe", "--timeout-ms", "--limit", "--pretty", "--help"];
 /// The long options before any command.

@@ -251,10 +251,12 @@ pub(crate) fn probe_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read 
     let mut output = Output::default();
     let mut args = TargetArgs::default();
     let mut timeout_ms = NATIVE_PROBE_TIMEOUT_MS;
+    let mut report = false;
     let mut seen = Vec::new();
     while let Some(arg) = next_arg(parser, &mut seen)? {
         match arg {
             Long("pretty") => output.pretty = true,
+            Long("report") => report = true,
             Short('h') | Long("help") => return help(&probe_help()),
             Long("timeout-ms") => timeout_ms = timeout_arg(parser)?,
             other => {
@@ -268,7 +270,50 @@ pub(crate) fn probe_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read 
     }
     refuse_under_wasi("probe")?;
     let target = args.target(stdin)?;
-    Ok(Outcome::printed(output.json(&probe_target(&target, timeout_ms)?), EXIT_OK))
+    let resolution = probe_target(&target, timeout_ms)?;
+    let text = if report { support_report(&resolution) } else { output.json(&resolution) };
+    Ok(Outcome::printed(text, EXIT_OK))
+}
+
+/// `probe --report`: a text to paste into a bug report, as the npm
+/// package's `supportReport()` gives one in a browser: the command's
+/// version and this host, the target declared and the decision, each
+/// change with its reason, then the whole resolution as indented JSON (the
+/// checks, their messages and times).
+#[cfg(not(target_family = "wasm"))]
+pub(crate) fn support_report(resolution: &NativeResolution) -> String {
+    let described = |target: &Target| {
+        let features: Vec<&str> = target.features.iter().map(|feature| feature.as_str()).collect();
+        format!("accelerator {}, features [{}]", target.accelerator, features.join(", "))
+    };
+    let host = &resolution.probe;
+    let mut text = format!(
+        "backend-targets {} (native command, {} {}; checks in {} isolation)\ndeclared: {}\ndecision: {}\n",
+        env!("CARGO_PKG_VERSION"),
+        host.os,
+        host.arch,
+        host.isolation,
+        described(&resolution.declared),
+        described(&resolution.effective),
+    );
+    for change in &resolution.changes {
+        text.push_str(&format!("- {} ({}): {}\n", change.action, change.reason, change.detail));
+    }
+    text.push_str(&format!(
+        "probe: checks {}, {} ms (timeoutMs {})\n```json\n{}\n```\n",
+        host.checks.len(),
+        host.elapsed_ms,
+        host.timeout_ms,
+        to_json_pretty(resolution)
+    ));
+    text
+}
+
+/// Never reached: a WASI module refuses the probe before any report.
+#[cfg(target_family = "wasm")]
+#[inline(always)]
+pub(crate) fn support_report(_resolution: &NativeResolution) -> String {
+    String::new()
 }
 
 #[cfg(not(target_family = "wasm"))]

@@ -124,8 +124,8 @@ Exit status: 0 planned, 1 not plannable (the explanation is printed), 2 invalid 
 pub(crate) fn probe_help() -> String {
     format!(
         "\
-Usage: backend-targets probe <PRESET> [PRESET OPTIONS] [--timeout-ms N] [--pretty]
-       backend-targets probe - [--timeout-ms N] [--pretty]     (reads a Target from stdin)
+Usage: backend-targets probe <PRESET> [PRESET OPTIONS] [--timeout-ms N] [--pretty | --report]
+       backend-targets probe - [--timeout-ms N] [--pretty | --report]     (reads a Target from stdin)
 
 Probes this host for the target's accelerator and features (the CUDA driver and its
 devices, cuBLAS/cuFFT/cuDNN, libtorch, the HIP runtime, Metal, TPU and Neuron devices)
@@ -133,7 +133,9 @@ and prints the resolution: declared, effective, availability, changes (each with
 action kept/dropped/asDeclared, reason and detail) and probe (host, checks, times).
 Each check runs in a child process of this command; --timeout-ms (default 5000)
 bounds the whole probe: a hung check is killed (`timeout`), a crash is reported
-(`check-crashed`). Preset options as for `target` (see `target --help`).
+(`check-crashed`). --report prints, instead of the JSON alone, a text to paste into a
+bug report: this command's version and host, the decision and each change, then the
+resolution as indented JSON. Preset options as for `target` (see `target --help`).
 
 Reasons: {}
 
@@ -150,8 +152,8 @@ Exit status: 0 probed (whatever was dropped), 2 invalid input or usage, or under
 #[cfg(target_family = "wasm")]
 pub(crate) fn probe_help() -> String {
     "\
-Usage: backend-targets probe <PRESET> [PRESET OPTIONS] [--timeout-ms N] [--pretty]
-       backend-targets probe - [--timeout-ms N] [--pretty]     (reads a Target from stdin)
+Usage: backend-targets probe <PRESET> [PRESET OPTIONS] [--timeout-ms N] [--pretty | --report]
+       backend-targets probe - [--timeout-ms N] [--pretty | --report]     (reads a Target from stdin)
 
 Probes this host for the target's accelerator and features: in the native command
 only (`backend-targets probe --help` there says how). A WASI module cannot see the

@@ -142,7 +142,9 @@ fn real(path: &Path) -> String {
 
 /// One run of the command.
 struct Run {
+    /// The output read as JSON (`Null` where it is not: `probe --report`).
     json: Value,
+    stdout: String,
     stderr: String,
     status: i32,
     wall: Duration,
@@ -200,7 +202,8 @@ fn command_with(
     let wall = start.elapsed();
     let stdout = String::from_utf8(output.stdout).unwrap();
     Run {
-        json: if stdout.is_empty() { Value::Null } else { serde_json::from_str(&stdout).expect(&stdout) },
+        json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        stdout,
         stderr: String::from_utf8(output.stderr).unwrap(),
         status: output.status.code().expect("exited, not killed"),
         wall,
@@ -280,6 +283,45 @@ fn a_working_driver_with_two_devices_keeps_cuda_and_its_libraries() {
     assert!(elapsed < 5000.0);
     // The sentence names what was found.
     assert!(change(&r, "accelerator", "cuda")["detail"].as_str().unwrap().contains("2 CUDA devices: Fake GPU 0"));
+}
+
+#[test]
+fn report_is_a_text_for_a_bug_report_around_the_resolution() {
+    let s = stand_ins();
+    let env = [("FAKE_CUDA_MODE", "ok:2")];
+    let run = command(&["probe", "linuxCuda", "--report"], &[&s.ok], &env, "");
+    assert_eq!((run.status, run.stderr.as_str()), (0, ""));
+    let text = &run.stdout;
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        text.starts_with(&format!(
+            "backend-targets {version} (native command, linux x86_64; checks in process isolation)\n"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("\ndeclared: accelerator cuda, features [nativeCuda, cuBLAS, cuFFT]\n"), "{text}");
+    assert!(text.contains("\ndecision: accelerator cuda, features [nativeCuda, cuBLAS, cuFFT]\n"), "{text}");
+    assert!(text.contains("\n- kept (device-available): "), "{text}");
+    assert!(text.contains("2 CUDA devices: Fake GPU 0"), "{text}");
+    // The JSON between the fences is the resolution `probe` prints (but its times).
+    let (_, fenced) = text.split_once("```json\n").expect(text);
+    let (json, rest) = fenced.split_once("\n```\n").expect(text);
+    assert_eq!(rest, "", "the fence ends the text");
+    let mut reported: Value = serde_json::from_str(json).unwrap();
+    let mut plain = probe(&["linuxCuda"], &[&s.ok], &env);
+    for resolution in [&mut reported, &mut plain] {
+        resolution["probe"]["elapsedMs"] = json!(0);
+        for check in resolution["probe"]["checks"].as_array_mut().unwrap() {
+            check["elapsedMs"] = json!(0);
+        }
+    }
+    assert_eq!(reported, plain);
+    assert_eq!(reported["probe"]["checks"].as_array().unwrap().len(), 3);
+    assert!(text.contains("\nprobe: checks 3, "), "{text}");
+    // Without a driver: the decision and each change say so.
+    let none = command(&["probe", "linuxCuda", "--report"], &[], &[], "");
+    assert!(none.stdout.contains("\ndecision: accelerator none, features []\n"), "{}", none.stdout);
+    assert!(none.stdout.contains("\n- dropped (driver-not-found): the cuda accelerator dropped: "), "{}", none.stdout);
 }
 
 #[test]
@@ -1319,7 +1361,8 @@ fn without_proc(args: &[&str], env: &[(&str, &str)], stdin: &str) -> Option<Run>
     let output = child.wait_with_output().unwrap();
     let stdout = String::from_utf8(output.stdout).unwrap();
     Some(Run {
-        json: if stdout.is_empty() { Value::Null } else { serde_json::from_str(&stdout).expect(&stdout) },
+        json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        stdout,
         stderr: String::from_utf8(output.stderr).unwrap(),
         status: output.status.code().expect("exited, not killed"),
         wall: start.elapsed(),
