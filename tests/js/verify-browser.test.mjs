@@ -716,3 +716,49 @@ test('workers: a verdict is kept before detect() answers (a worker that ends on 
   assert.ok(['verified', 'slower-than-wasm', 'verify-timeout'].includes(answer.reason), JSON.stringify(answer));
   assert.ok(answer.elapsed <= 2000 + 1000 + SLACK_MS, `answered after ${answer.elapsed} ms`);
 });
+
+/** In the page: `detect(arg.options)` through the full entry. */
+async function pageDetect(arg) {
+  const m = await import('/pkg/index.js');
+  await m.default();
+  const { probe } = await m.detect(arg.options);
+  const local = Object.keys(localStorage).filter((key) => key.startsWith('backend-targets')).length;
+  return { reason: probe.reason, cached: probe.verification?.cached ?? null, notKept: probe.verification?.notKept ?? null, local };
+}
+
+/** In the page: `detect(arg.options)` in a module worker (tests/js/fixtures/verify-worker.js). */
+function workerDetect(arg) {
+  const worker = new Worker('/tests/js/fixtures/verify-worker.js', { type: 'module' });
+  return new Promise((resolve) => {
+    worker.onmessage = ({ data }) => { worker.terminate(); resolve(data); };
+    worker.onerror = (event) => { worker.terminate(); resolve({ error: event.message ?? 'worker error' }); };
+    worker.postMessage({ options: arg.options });
+  });
+}
+
+test('a page and its workers share kept verdicts, each way; a page whose IndexedDB never answers still keeps its own', async () => {
+  // A budget a loaded machine does not run out of: a timeout is not kept.
+  const options = { allowFallbackAdapter: true, verify: { budgetMs: 5000 } };
+  const lasting = ['verified', 'slower-than-wasm'];
+  // A page verifies; a worker of the origin answers from the page's verdict.
+  const [page, worker] = await inPages(null, [pageDetect, workerDetect], { options }, 60_000);
+  assert.ok(lasting.includes(page.reason) && page.cached === false && page.local === 1, JSON.stringify(page));
+  assert.equal(worker.reason, page.reason, JSON.stringify(worker));
+  assert.equal(worker.cached, true, `the worker read the page's verdict: ${JSON.stringify(worker)}`);
+  // A worker verifies first; the next page answers from it, and keeps it in
+  // its localStorage (its fast path) from then on.
+  const [first, next] = await inPages(null, [workerDetect, pageDetect], { options }, 60_000);
+  assert.ok(lasting.includes(first.reason) && first.cached === false, JSON.stringify(first));
+  assert.equal(next.reason, first.reason, JSON.stringify(next));
+  assert.equal(next.cached, true, `the page read the worker's verdict: ${JSON.stringify(next)}`);
+  assert.equal(next.local, 1, 'copied to localStorage');
+  // An IndexedDB whose open() never answers in the page: the lookup gives
+  // up, the page verifies and keeps its verdict in localStorage, not marked
+  // unkept (its copy for the workers is not waited for).
+  const stuck = () => { indexedDB.open = () => ({}); };
+  const [bounded] = await inPages(stuck, [pageDetect], { options }, 30_000);
+  assert.ok(!bounded.hung && !bounded.threw, JSON.stringify(bounded));
+  assert.ok(lasting.includes(bounded.reason), JSON.stringify(bounded));
+  assert.equal(bounded.notKept, null, JSON.stringify(bounded));
+  assert.equal(bounded.local, 1, 'kept in localStorage');
+});

@@ -12,7 +12,9 @@
 //
 // The cache. A verdict (JSON text with the time it was kept) under its key:
 // `persistent` is localStorage (pages, Deno) or IndexedDB (workers, which
-// have no localStorage), `session` this module's memory, `none` nothing.
+// have no localStorage), a page's verdicts copied to IndexedDB and a
+// worker's read there by a page: a page and its workers share them;
+// `session` is this module's memory, `none` nothing.
 
 const messageOf = (error) => {
   try {
@@ -264,12 +266,32 @@ async function withStore(mode, use) {
   }
 }
 
+/** How long a page waits for IndexedDB on a localStorage miss: its
+ *  workers' verdicts are there (a worker has no localStorage). A miss
+ *  means a verification of some 300 ms or more follows; an IndexedDB held
+ *  by another tab must not eat its budget. (Opening it and reading took
+ *  7-30 ms in headless Chromium here where it was created, 1-3 ms after.) */
+const SHARED_LOOKUP_MS = 100;
+
 async function read(cache, key) {
   if (cache === 'persistent') {
     const storage = local();
-    if (storage) return storage.getItem(key) ?? undefined;
-    const kept = await withStore('readonly', (store) => store.get(key));
-    if (kept !== undefined) return kept;
+    const here = storage?.getItem(key);
+    if (typeof here === 'string') return here;
+    let timer;
+    const given = storage ? new Promise((resolve) => { timer = setTimeout(resolve, SHARED_LOOKUP_MS); }) : undefined;
+    const lookup = withStore('readonly', (store) => store.get(key));
+    const kept = await (given ? Promise.race([lookup, given]) : lookup);
+    clearTimeout(timer);
+    if (typeof kept === 'string') {
+      // A worker's verdict, now on the page's fast path too.
+      try {
+        storage?.setItem(key, kept);
+      } catch {
+        // Full or refused: read from IndexedDB again next time.
+      }
+      return kept;
+    }
   }
   return session.get(key);
 }
@@ -308,23 +330,29 @@ export async function cachedVerdict(cache, key, maxAgeMs = VERDICT_MAX_AGE_MS) {
 
 /** Keeps `verdict` (JSON text) under `key`; resolves once it is written
  *  (a worker's IndexedDB write is done, so that a worker that ends on its
- *  answer keeps it): to true where the cache asked for kept it, false where
+ *  answer keeps it; a page's localStorage, with a copy to IndexedDB for its
+ *  workers): to true where the cache asked for kept it, false where
  *  persistent storage refused it (full, or none: this page's memory keeps
  *  it then). Never rejects. */
 export function keepVerdict(cache, key, verdict) {
   const kept = JSON.stringify({ at: Date.now(), verdict });
   session.set(key, kept);
   if (cache !== 'persistent') return Promise.resolve(true);
+  const stored = () => withStore('readwrite', (store) => store.put(kept, key)).then((done) => done !== undefined, () => false);
+  const storage = local();
+  if (!storage) return stored();
+  // A page: kept once localStorage has it; IndexedDB gets a copy for its
+  // workers, not waited for (one held by another tab must not delay the
+  // answer: the page's own verdict is kept already).
+  let here;
   try {
-    const storage = local();
-    if (storage) {
-      storage.setItem(key, kept);
-      return Promise.resolve(true);
-    }
+    storage.setItem(key, kept);
+    here = true;
   } catch {
-    return Promise.resolve(false); // storage full or refused: the session keeps it
+    here = false; // storage full or refused: the session keeps it
   }
-  return withStore('readwrite', (store) => store.put(kept, key)).then((stored) => stored !== undefined, () => false);
+  const copied = stored();
+  return here ? Promise.resolve(true) : copied;
 }
 
 /** Forgets every kept verdict (this module's memory, localStorage and
