@@ -45,7 +45,7 @@ spelled_enum! {
         Io = "io",
         /// The command cannot do this on this platform (`probe` under WASI).
         UnsupportedPlatform = "unsupported-platform",
-        /// The input exceeds one of the documented limits (see [`Limits`](crate::Limits)):
+        /// The input exceeds one of the documented limits (see `Limits`):
         /// the path says what, the message says which limit.
         LimitExceeded = "limit-exceeded",
         /// Writing the output failed (a full disk, a closed stream).

@@ -28,7 +28,7 @@ macro_rules! limits_table {
         $field:ident = $name:literal: default $default:expr, ceiling $ceiling:expr;
     )+) => {
         /// The limits one plan request meets. Every field defaults to
-        /// [`Limits::DEFAULT`]'s and may be raised up to [`Limits::CEILING`]'s.
+        /// `Limits::DEFAULT`'s and may be raised up to `Limits::CEILING`'s.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
         #[serde(deny_unknown_fields, default)]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -255,7 +255,7 @@ impl PresetOptions {
     }
 }
 
-/// One preset with its default parameters, as listed by [`presets()`].
+/// One preset with its default parameters, as listed by `presets()`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]

@@ -134,7 +134,7 @@ pub struct Verification {
     #[cfg_attr(feature = "typescript", tsify(optional))]
     pub gpu_ms_more_than: Option<f64>,
     /// The same pass computed in this module's WebAssembly, in milliseconds
-    /// (repeated until the timing spans [`REFERENCE_TICKS`] ticks of the
+    /// (repeated until the timing spans `REFERENCE_TICKS` ticks of the
     /// clock, the fastest of three such timings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", tsify(optional))]
@@ -170,7 +170,7 @@ pub struct Verification {
     /// Whether this verdict was read from the cache (no device was created).
     pub cached: bool,
     /// Where the verdict was to be kept (`cache: 'persistent'`) but could
-    /// not be ([`NOT_KEPT`]: storage full or denied, or its write not done
+    /// not be (`NOT_KEPT`: storage full or denied, or its write not done
     /// within the budget): this page keeps it, the next verifies again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", tsify(optional))]

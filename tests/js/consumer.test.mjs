@@ -58,7 +58,7 @@ after(() => {
 });
 
 describe('consumer of the npm tarball', () => {
-  test('the package ships both licence texts, and its types carry no test hook and no stray r"', () => {
+  test('the package ships both licence texts, and its types carry no test hook, no stray r" and no intra-doc link', () => {
     const installed = join(dir, 'node_modules', 'backend-targets');
     const files = readdirSync(installed);
     for (const file of ['LICENSE', 'LICENSE-APACHE', 'README.md']) assert.ok(files.includes(file), file);
@@ -66,6 +66,8 @@ describe('consumer of the npm tarball', () => {
     assert.match(readFileSync(join(installed, 'LICENSE-APACHE'), 'utf8'), /Apache License\s+Version 2\.0/);
     const types = readFileSync(join(installed, 'backend_targets.d.ts'), 'utf8');
     assert.doesNotMatch(types, /\* r"/, 'a raw-string doc comment reached the .d.ts');
+    // Rust's intra-doc links mean nothing in an editor's hover.
+    assert.doesNotMatch(types, /\]\(crate::|\[`[^`\]]+`\](?!\()/, 'an intra-doc link reached the .d.ts');
     assert.match(types, /export type PlanResult = Planned \| NotPlanned;/);
     assert.match(types, /export class BackendTargetsError extends Error/);
   });

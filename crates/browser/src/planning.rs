@@ -102,7 +102,7 @@ pub fn providers(#[wasm_bindgen(unchecked_param_type = "Target")] target: JsValu
     about_target(&target, |target| target.providers())
 }
 
-/// What the target declares; probes nothing (see [`detect`](crate::detect) for the browser).
+/// What the target declares; probes nothing (see `detect` for the browser).
 #[wasm_bindgen(js_name = declaredAvailability, unchecked_return_type = "Omit<Required<Availability>, \"webGpu\">")]
 pub fn declared_availability(
     #[wasm_bindgen(unchecked_param_type = "Target")] target: JsValue,
