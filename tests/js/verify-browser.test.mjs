@@ -582,8 +582,8 @@ test('concurrent identical detect({ verify }) calls share one verification, thro
   }
 });
 
-test('a verdict localStorage cannot keep (its quota full) says so, and the next page verifies again', async () => {
-  const fill = () => {
+test('a verdict localStorage cannot keep (its quota full) is kept in IndexedDB; where neither keeps it, the answer says so and the next page verifies again', async () => {
+  const fill = (arg) => {
     // Chromium's quota is about 5 MiB of UTF-16 per origin: fill it, in
     // ever smaller pieces, to the last character.
     let n = 0;
@@ -597,18 +597,34 @@ test('a verdict localStorage cannot keep (its quota full) says so, and the next 
         }
       }
     }
+    // IndexedDB refused too, as a browser denying this origin storage does.
+    if (arg.refuseIndexedDB) {
+      IDBFactory.prototype.open = function open() {
+        throw new DOMException('storage is denied for this origin', 'SecurityError');
+      };
+    }
   };
   const body = async () => {
     const m = await import('/pkg/index.js');
     await m.default();
-    const resolution = await m.detect({ allowFallbackAdapter: true, verify: true });
+    const resolution = await m.detect({ allowFallbackAdapter: true, verify: { budgetMs: 5000 } });
     return { reason: resolution.probe.reason, verification: resolution.probe.verification };
   };
-  const [first, second] = await inPages(fill, [body, body]);
-  assert.ok(['verified', 'slower-than-wasm'].includes(first.reason), JSON.stringify(first));
+  const lasting = ['verified', 'slower-than-wasm'];
+  // localStorage full: the verdict goes to IndexedDB (where workers keep
+  // theirs), and the next page reads it from there.
+  const [first, second] = await inPages(fill, [body, body], { refuseIndexedDB: false }, 60_000);
+  assert.ok(lasting.includes(first.reason), JSON.stringify(first));
   assert.equal(first.verification.cached, false);
-  assert.match(first.verification.notKept, /^this origin's storage did not keep the verdict \(full, denied/);
-  assert.equal(second.verification.cached, false, 'not kept: the next page verifies again');
+  assert.equal(first.verification.notKept, undefined, JSON.stringify(first.verification));
+  assert.equal(second.reason, first.reason);
+  assert.equal(second.verification.cached, true, 'kept in IndexedDB: the next page answers from it');
+  // Neither keeps it: the answer says so, and the next page verifies again.
+  const [lost, again] = await inPages(fill, [body, body], { refuseIndexedDB: true }, 60_000);
+  assert.ok(lasting.includes(lost.reason), JSON.stringify(lost));
+  assert.equal(lost.verification.cached, false);
+  assert.match(lost.verification.notKept ?? '', /^this origin's storage did not keep the verdict \(full, denied/);
+  assert.equal(again.verification.cached, false, 'not kept: the next page verifies again');
 });
 
 test('a software adapter the options refuse is refused without the verification module, by every entry', async () => {

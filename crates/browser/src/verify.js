@@ -266,23 +266,29 @@ async function withStore(mode, use) {
   }
 }
 
-/** How long a page waits for IndexedDB on a localStorage miss: its
- *  workers' verdicts are there (a worker has no localStorage). A miss
- *  means a verification of some 300 ms or more follows; an IndexedDB held
- *  by another tab must not eat its budget. (Opening it and reading took
- *  7-30 ms in headless Chromium here where it was created, 1-3 ms after.) */
-const SHARED_LOOKUP_MS = 100;
+/** How long a page waits for IndexedDB, the store it shares with its
+ *  workers (a worker has no localStorage): on a localStorage miss, for what
+ *  a worker kept there (a miss means a verification of some 300 ms or more
+ *  follows), and for its own verdict's copy there (so that a page that ends
+ *  on its answer shares it). An IndexedDB held by another tab must not eat
+ *  the budget. (Opening it and reading or writing took 7-30 ms in headless
+ *  Chromium here where it was created, 1-3 ms after.) */
+const SHARED_STORE_WAIT_MS = 100;
+
+/** `promise`, or undefined after `SHARED_STORE_WAIT_MS`. */
+function sharedStoreWait(promise) {
+  let timer;
+  const given = new Promise((resolve) => { timer = setTimeout(resolve, SHARED_STORE_WAIT_MS); });
+  return Promise.race([promise, given]).finally(() => clearTimeout(timer));
+}
 
 async function read(cache, key) {
   if (cache === 'persistent') {
     const storage = local();
     const here = storage?.getItem(key);
     if (typeof here === 'string') return here;
-    let timer;
-    const given = storage ? new Promise((resolve) => { timer = setTimeout(resolve, SHARED_LOOKUP_MS); }) : undefined;
     const lookup = withStore('readonly', (store) => store.get(key));
-    const kept = await (given ? Promise.race([lookup, given]) : lookup);
-    clearTimeout(timer);
+    const kept = await (storage ? sharedStoreWait(lookup) : lookup);
     if (typeof kept === 'string') {
       // A worker's verdict, now on the page's fast path too.
       try {
@@ -331,7 +337,7 @@ export async function cachedVerdict(cache, key, maxAgeMs = VERDICT_MAX_AGE_MS) {
 /** Keeps `verdict` (JSON text) under `key`; resolves once it is written
  *  (a worker's IndexedDB write is done, so that a worker that ends on its
  *  answer keeps it; a page's localStorage, with a copy to IndexedDB for its
- *  workers): to true where the cache asked for kept it, false where
+ *  workers, waited for up to `SHARED_STORE_WAIT_MS`): to true where the cache asked for kept it, false where
  *  persistent storage refused it (full, or none: this page's memory keeps
  *  it then). Never rejects. */
 export function keepVerdict(cache, key, verdict) {
@@ -342,8 +348,8 @@ export function keepVerdict(cache, key, verdict) {
   const storage = local();
   if (!storage) return stored();
   // A page: kept once localStorage has it; IndexedDB gets a copy for its
-  // workers, not waited for (one held by another tab must not delay the
-  // answer: the page's own verdict is kept already).
+  // workers, waited for a short while (one held by another tab must not
+  // delay the answer: the page's own verdict is kept already).
   let here;
   try {
     storage.setItem(key, kept);
@@ -352,7 +358,7 @@ export function keepVerdict(cache, key, verdict) {
     here = false; // storage full or refused: the session keeps it
   }
   const copied = stored();
-  return here ? Promise.resolve(true) : copied;
+  return here ? sharedStoreWait(copied).then(() => true) : copied;
 }
 
 /** Forgets every kept verdict (this module's memory, localStorage and
