@@ -14,7 +14,8 @@
 #     and node:wasi, the wasi:http component under `wasmtime serve` and
 #     `jco serve` against the native command, the probe under Node, the JS halves (src/*.js) on their
 #     own, and Chromium (demo page at desktop and phone width, probe, worker,
-#     the ONNX Runtime Web example)
+#     the ONNX Runtime Web example, the package README's ONNX Runtime Web recipes
+#     under vite dev and vite build and its Transformers.js recipe, offline)
 #   deploy/nginx.conf in front of wasmtime serve, with idle and trickling
 #     clients (scripts/nginx-front.sh test)
 #   a bounded fuzzing run (cargo-fuzz, 20 s per target)
