@@ -55,8 +55,14 @@ pub(super) fn end_adopted(checks: &[libc::pid_t], before: &[libc::pid_t]) {
     }
     let until = Instant::now() + Duration::from_millis(250);
     let running = |pid: libc::pid_t| GROUPS.iter().any(|group| group.load(Ordering::SeqCst) == pid);
+    // The threads' `children` files are quick, but a child reparented to
+    // a thread of this process that is ending (the reaper thread `end`
+    // starts) moves between them, and a read can miss it: before the
+    // sweep ends, the process table, by parent id, confirms that none is
+    // left.
+    let mut confirming = false;
     loop {
-        let children = children().unwrap_or_default();
+        let children = if confirming { every_child() } else { children() }.unwrap_or_default();
         let mut adopted = false;
         let mut checks_alive = false;
         for (pid, zombie) in children {
@@ -76,10 +82,13 @@ pub(super) fn end_adopted(checks: &[libc::pid_t], before: &[libc::pid_t]) {
                 libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
             }
         }
-        if (!adopted && !checks_alive) || Instant::now() >= until {
+        if Instant::now() >= until || (!adopted && !checks_alive && confirming) {
             return;
         }
-        std::thread::sleep(Duration::from_millis(2));
+        confirming = !adopted && !checks_alive;
+        if !confirming {
+            std::thread::sleep(Duration::from_millis(2));
+        }
     }
 }
 
@@ -90,6 +99,14 @@ pub(super) fn children() -> Option<Vec<(libc::pid_t, bool)>> {
     let me = unsafe { libc::getpid() };
     let proc = Path::new("/proc");
     listed_children(proc, me).or_else(|| children_in(proc, me))
+}
+
+/// This process's children from the whole process table at `/proc` (by
+/// each process's parent id, which a move between this process's threads
+/// leaves alone); `None` where it cannot be read.
+fn every_child() -> Option<Vec<(libc::pid_t, bool)>> {
+    // SAFETY: getpid has no preconditions.
+    children_in(Path::new("/proc"), unsafe { libc::getpid() })
 }
 
 /// The children of `parent` as its threads' `children` files at `proc`
