@@ -6,10 +6,9 @@
 // scripts/wasmcloud.sh) is named by its URL instead (`external`).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './common.mjs';
+import { ROOT, freePort } from './common.mjs';
 
 export const HTTP_COMPONENT = process.env.BACKEND_TARGETS_HTTP ?? join(ROOT, 'dist', 'backend-targets-http.wasm');
 
@@ -17,18 +16,6 @@ export const HTTP_COMPONENT = process.env.BACKEND_TARGETS_HTTP ?? join(ROOT, 'di
  * (not the pooling allocator), and wasi:cli for Rust's standard library. */
 export const SERVE_FLAGS = ['-O', 'pooling-allocator=n', '-S', 'cli'];
 
-/** A port that was free a moment ago (`wasmtime serve` cannot bind port 0
- * and say which port it took). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts `wasmtime serve` for `component`; resolves when it listens, with
  * { child, port, base, output(), stop() }. Retries on a port taken between

@@ -20,14 +20,13 @@
 // against the same arithmetic done here, in float64 (as onnx.test.mjs does).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { withChromium } from './chromium.mjs';
-import { ROOT } from './common.mjs';
+import { ROOT, freePort } from './common.mjs';
 import { serve } from './static-server.mjs';
+import { offlineProject } from './offline-project.mjs';
 
 const VITE = join(ROOT, 'tests', 'js', 'node_modules', 'vite', 'bin', 'vite.js');
 const { version } = JSON.parse(readFileSync(join(ROOT, 'pkg-template', 'package.json'), 'utf8'));
@@ -73,25 +72,9 @@ window.__result = { ep: ${recipe.ep}, y: Array.from(y.data), dims: y.dims };
 }
 
 let dir;
-const write = (name, text) => writeFileSync(join(dir, name), text);
+let write;
+let run;
 const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
-
-function run(command, args, timeout = 300_000) {
-  const r = spawnSync(command, args, { cwd: dir, encoding: 'utf8', timeout, env });
-  if (r.error) throw r.error;
-  return { status: r.status, output: `${r.stdout}${r.stderr}` };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** `vite` (its dev server) in the project until `close()`: { origin, output(), close }. */
 async function viteDev() {
@@ -193,15 +176,9 @@ const CASES = [
 ];
 
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'backend-targets-ort-vite-'));
-  write('package.json', JSON.stringify({ name: 'ort-vite', private: true, type: 'module' }, null, 2));
-  copyFileSync(TARBALL, join(dir, basename(TARBALL)));
   // Offline: the tarball, and onnxruntime-web with its dependencies from
-  // npm's own cache (~/.npm), which `npm ci` in tests/js (scripts/setup.sh)
-  // filled; --offline never asks the registry.
-  const r = run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts',
-    `./${basename(TARBALL)}`, `onnxruntime-web@${ORT_VERSION}`], 120_000);
-  assert.equal(r.status, 0, `npm install --offline failed (is npm's cache filled? npm ci in tests/js):\n${r.output}`);
+  // the npm cache that `npm ci` in tests/js (scripts/setup.sh) filled.
+  ({ dir, write, run } = offlineProject('backend-targets-ort-vite-', { 'onnxruntime-web': ORT_VERSION }, TARBALL));
   mkdirSync(join(dir, 'public'));
   copyFileSync(join(ROOT, 'www', 'onnx', 'tiny.onnx'), join(dir, 'public', 'model.onnx'));
   write('index.html', `<!doctype html>

@@ -25,11 +25,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ROOT } from './common.mjs';
 import { withChromium } from './chromium.mjs';
+import { offlineProject } from './offline-project.mjs';
 import { serve } from './static-server.mjs';
 
 const TOOLS = join(ROOT, 'tests', 'js', 'node_modules');
@@ -87,46 +87,9 @@ window.__answer = {
 document.getElementById('out').textContent = 'done';
 `;
 
-/** tests/js/package-lock.json's entries for `path` and everything it depends on,
- *  at the same places in node_modules (dev flags dropped). */
-function lockedClosure(path, packages = JSON.parse(readFileSync(join(ROOT, 'tests', 'js', 'package-lock.json'), 'utf8')).packages,
-  kept = {}) {
-  if (kept[path]) return kept;
-  assert.ok(packages[path], `${path} is in tests/js/package-lock.json`);
-  const entry = { ...packages[path] };
-  for (const flag of ['dev', 'devOptional', 'peer']) delete entry[flag];
-  kept[path] = entry;
-  for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) {
-    // Node's resolution: the nearest node_modules up the path.
-    let base = path;
-    for (;;) {
-      const candidate = base === '' ? `node_modules/${name}` : `${base}/node_modules/${name}`;
-      if (packages[candidate]) {
-        lockedClosure(candidate, packages, kept);
-        break;
-      }
-      assert.notEqual(base, '', `${name} (for ${path}) is in tests/js/package-lock.json`);
-      const at = base.lastIndexOf('/node_modules/');
-      base = at < 0 ? '' : base.slice(0, at);
-    }
-  }
-  return kept;
-}
-
 let dir;
+let run;
 const builds = {};
-/** Runs a command in the temporary project; returns { status, output } (stdout + stderr). */
-function run(command, args, extraEnv = {}) {
-  const r = spawnSync(command, args, {
-    cwd: dir,
-    encoding: 'utf8',
-    timeout: 300_000,
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...extraEnv },
-  });
-  if (r.error) throw r.error;
-  return { status: r.status, output: `${r.stdout}${r.stderr}` };
-}
-
 /** Builds the page with `source` as its module into `outDir`; returns the outDir's path. */
 function build(source, outDir) {
   writeFileSync(join(dir, 'main.js'), source);
@@ -139,23 +102,8 @@ function build(source, outDir) {
 
 before(() => {
   for (const file of [TARBALL, VITE]) assert.ok(existsSync(file), `${file} is missing (scripts/build.sh; npm ci in tests/js)`);
-  dir = mkdtempSync(join(tmpdir(), 'backend-targets-transformers-'));
-  // Offline, from the npm cache `npm ci` in tests/js filled, and without
-  // install scripts (onnxruntime-node's postinstall downloads), as the README
-  // says. Transformers.js from a lockfile drawn from tests/js's: npm's offline
-  // mode resolves a new dependency only from full packuments, which `npm ci`
-  // does not cache; the lockfile names the very tarballs it did.
-  const dependencies = { '@huggingface/transformers': TRANSFORMERS };
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'transformers-app', private: true, type: 'module', dependencies }, null, 2));
-  writeFileSync(join(dir, 'package-lock.json'), JSON.stringify({
-    name: 'transformers-app', lockfileVersion: 3, requires: true,
-    packages: { '': { name: 'transformers-app', dependencies }, ...lockedClosure('node_modules/@huggingface/transformers') },
-  }, null, 2));
-  let r = run('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts']);
-  assert.equal(r.status, 0, `npm ci --offline failed:\n${r.output}`);
-  copyFileSync(TARBALL, join(dir, basename(TARBALL)));
-  r = run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', `./${basename(TARBALL)}`]);
-  assert.equal(r.status, 0, `npm install --offline failed:\n${r.output}`);
+  // Offline, without install scripts, as the README says.
+  ({ dir, run } = offlineProject('backend-targets-transformers-', { '@huggingface/transformers': TRANSFORMERS }, TARBALL));
 
   // The model folder: /models/<id>/ (env.localModelPath), by the script.
   const model = join(dir, 'public', 'models', ...MODEL.split('/'));
