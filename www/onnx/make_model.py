@@ -14,25 +14,7 @@ W = [[0.5, -1.0, 0.25], [1.0, 0.5, -0.5], [-0.25, 0.75, 1.0], [0.0, -0.5, 0.5]]
 B = [0.1, -0.2, 0.3]
 
 
-def varint(n):
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def field(number, value):
-    """One protobuf field: an int (varint), str/bytes (length-delimited)."""
-    if isinstance(value, int):
-        return varint(number << 3 | 0) + varint(value)
-    if isinstance(value, str):
-        value = value.encode()
-    return varint(number << 3 | 2) + varint(len(value)) + value
+from onnx_proto import field
 
 
 FLOAT = 1  # TensorProto.DataType.FLOAT
