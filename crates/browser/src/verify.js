@@ -1,14 +1,15 @@
 // The JavaScript half of the verification (src/verify.rs): the guard
 // around the adapter and device wgpu is given, and the verdicts kept.
 //
-// The guard. wgpu calls WebGPU's methods without catching: a call that
-// throws (a polyfill, a stand-in, a browser bug) would unwind through the
-// module's frames. The guarded adapter, device, queue and every WebGPU
-// object their methods make (Proxies over the real objects, handed to wgpu
-// alone: the page's objects are untouched; the browser is handed back its
-// own objects) catch what a method throws, note it as a fault and return
-// undefined; the module reads the fault after each step and stops there.
-// The device's `lost` promise is a fault too.
+// The guard. wgpu calls WebGPU's methods and reads WebGPU's members without
+// catching, and trusts what they answer: a call or read that throws, a
+// method that is not a function, a promise that is not one, would unwind
+// through the module's frames or trap it. So wgpu is handed the adapter, and
+// everything reached from it, through one membrane (below): the page's
+// objects are untouched, the browser is handed back its own objects, and
+// whatever a WebGPU object does becomes a fault with the browser's words,
+// which the module reads after each step, and stops there. The device's
+// `lost` promise is a fault too.
 //
 // The cache. A verdict (JSON text with the time it was kept) under its key:
 // `persistent` is localStorage (pages, Deno) or IndexedDB (workers, which
@@ -16,9 +17,12 @@
 // worker's read there by a page: a page and its workers share them;
 // `session` is this module's memory, `none` nothing.
 
-const messageOf = (error) => {
+/** What an error (or any value) says, read so that nothing it does can
+ *  throw: a `message` that is a string, else its text, else a placeholder. */
+export const messageOf = (error) => {
   try {
-    return String(error?.message ?? error);
+    const message = error !== null && (typeof error === 'object' || typeof error === 'function') ? error.message : undefined;
+    return typeof message === 'string' ? message : String(message ?? error);
   } catch {
     return 'an error that cannot be read';
   }
@@ -38,127 +42,341 @@ function note(faults, kind, message) {
   faults.fault ??= { kind, message };
 }
 
-// The WebGPU methods that answer a promise: one that throws instead answers
-// a rejected promise through the guard (wgpu awaits what they return: an
-// undefined there left the verification waiting for ever).
-const ANSWER_PROMISES = new Set(['requestDevice', 'mapAsync', 'onSubmittedWorkDone', 'popErrorScope',
-  'createComputePipelineAsync', 'createRenderPipelineAsync', 'getCompilationInfo', 'requestAdapterInfo']);
+// The membrane. Every value wgpu takes from the page passes through it:
+// objects and functions as membrane objects (Proxies over a shadow target of
+// their own, so that no invariant of the page's object, frozen, sealed or a
+// revoked Proxy, binds them), promises as real promises of this realm,
+// primitives and bytes as they are. On a membrane object:
+// - a property read that throws, or a method that throws, is a fault;
+// - a member WebGPU defines as a method that is not a function is a fault
+//   when called;
+// - a method's answer is checked against what WebGPU says it answers (a
+//   promise, an object, an ArrayBuffer of the size asked, a GPUError or
+//   null): anything else is a fault;
+// - after a fault, wgpu gets an inert stand-in (`INERT`) or a rejected
+//   promise, and the module stops at its next look at the faults.
+// Nothing reaches wgpu's frames as an exception, and every promise it
+// awaits settles.
 
-/** The guard's Proxies, by the verification's faults and then by the
- *  object each stands for (one Proxy an object, so that wgpu sees the same
- *  object each time), and the objects, by their Proxy (what the browser is
- *  handed back). */
-const proxies = new WeakMap();
-const targets = new WeakMap();
+/** WebGPU's methods that answer a promise (WebGPU IDL). */
+const PROMISE_METHODS = new Set(['requestDevice', 'requestAdapterInfo', 'mapAsync', 'onSubmittedWorkDone',
+  'popErrorScope', 'createComputePipelineAsync', 'createRenderPipelineAsync', 'getCompilationInfo']);
+/** WebGPU's methods that answer an object (WebGPU IDL). */
+const OBJECT_METHODS = new Set(['createBuffer', 'createTexture', 'createSampler', 'createBindGroupLayout',
+  'createPipelineLayout', 'createBindGroup', 'createShaderModule', 'createComputePipeline', 'createRenderPipeline',
+  'createCommandEncoder', 'createRenderBundleEncoder', 'createQuerySet', 'createView', 'beginComputePass',
+  'beginRenderPass', 'finish', 'getBindGroupLayout', 'getMappedRange', 'importExternalTexture', 'getCurrentTexture']);
+/** WebGPU's methods that answer nothing (WebGPU IDL), and `has`, the
+ *  feature set's, which answers a boolean. */
+const OTHER_METHODS = ['destroy', 'unmap', 'submit', 'writeBuffer', 'writeTexture', 'copyExternalImageToTexture',
+  'setPipeline', 'setBindGroup', 'dispatchWorkgroups', 'dispatchWorkgroupsIndirect', 'end', 'copyBufferToBuffer',
+  'copyBufferToTexture', 'copyTextureToBuffer', 'copyTextureToTexture', 'clearBuffer', 'resolveQuerySet',
+  'pushErrorScope', 'pushDebugGroup', 'popDebugGroup', 'insertDebugMarker', 'writeTimestamp', 'setVertexBuffer',
+  'setIndexBuffer', 'draw', 'drawIndexed', 'drawIndirect', 'drawIndexedIndirect', 'setViewport', 'setScissorRect',
+  'setBlendConstant', 'setStencilReference', 'beginOcclusionQuery', 'endOcclusionQuery', 'executeBundles', 'has'];
+const METHODS = new Set([...PROMISE_METHODS, ...OBJECT_METHODS, ...OTHER_METHODS]);
 
-/** `value` with every guarded object in it (at any depth of a plain object
- *  or array: a descriptor's `layout`, a bind group's `resource.buffer`)
- *  replaced by the object itself: the browser's methods take their own
- *  objects, not Proxies over them. */
-function unwrap(value) {
-  if (value === null || typeof value !== 'object') return value;
-  const target = targets.get(value);
-  if (target !== undefined) return target;
-  if (Array.isArray(value)) return value.some(holdsProxy) ? value.map(unwrap) : value;
-  if (Object.getPrototypeOf(value) !== Object.prototype || !holdsProxy(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, unwrap(item)]));
+/** `GPUAdapterInfo`'s strings: anything else reads as ''. */
+const STRING_MEMBERS = new Set(['vendor', 'architecture', 'device', 'description', 'label']);
+/** A limit (`maxBindGroups`, `minUniformBufferOffsetAlignment`, ...), a
+ *  buffer's `size` and `usage`: anything but a number is a fault. */
+const isNumberMember = (key) => key === 'size' || key === 'usage' || /^(max|min)[A-Z]/.test(key);
+
+/** What a value is, for a fault's sentence ('undefined', 'a number', 'an object'). */
+function kindOf(value) {
+  if (value === undefined || value === null) return String(value);
+  const type = typeof value;
+  return type === 'object' ? 'an object' : `a ${type}`;
 }
 
-/** Whether a guarded object is anywhere in `value` (a plain object or array). */
-function holdsProxy(value) {
-  if (value === null || typeof value !== 'object') return false;
-  if (targets.has(value)) return true;
-  if (Array.isArray(value)) return value.some(holdsProxy);
-  return Object.getPrototypeOf(value) === Object.prototype && Object.values(value).some(holdsProxy);
+/** A promise rejected with `error`, its rejection handled (the module reads the fault). */
+function rejected(error) {
+  const promise = Promise.reject(error);
+  promise.catch(() => {});
+  return promise;
 }
 
-/** Whether a method's answer is a WebGPU object to guard in turn (a
- *  buffer, an encoder, a pass, a pipeline, a bind group, ...): an object,
- *  but not a promise (wgpu awaits it as it is), bytes or a plain value. */
-const guardable = (value) => value !== null && typeof value === 'object' && typeof value.then !== 'function'
-  && !ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer) && Object.getPrototypeOf(value) !== Object.prototype
-  && !Array.isArray(value);
+/** An error of this realm with `reason`'s words: a page's rejection reason
+ *  is never handed to wgpu as it is (its `message` may be a getter that throws). */
+const plainError = (reason) => new Error(messageOf(reason));
 
-/** What a method that threw answers (its fault noted): an object whose
- *  every method answers it again and does nothing, so that wgpu's next
- *  calls on what it was to make (a pass on an encoder that was never made)
- *  end harmlessly where the module reads the fault and stops. */
-const INERT = new Proxy(function inert() {}, {
-  get: (_, key) => (key === 'then' ? undefined : key === Symbol.toPrimitive ? () => 0 : INERT),
+/** What wgpu gets once something failed: every member is the stand-in
+ *  again (a method WebGPU says answers a promise answers a rejected one),
+ *  a call answers it, `then` rejects (so that a promise wgpu awaits
+ *  settles, and one it chains on never waits), a number it reads is 0, a
+ *  set it asks is empty, a text is ''. */
+const INERT = new Proxy(() => {}, {
+  get(_, key) {
+    if (key === 'then') return (_resolve, reject) => typeof reject === 'function' && reject(new Error('an earlier WebGPU call failed'));
+    if (key === Symbol.toPrimitive || key === 'valueOf') return () => 0;
+    if (key === 'toString') return () => '';
+    if (key === Symbol.iterator) return () => ({ next: () => ({ done: true, value: undefined }) });
+    if (key === 'has') return () => false;
+    if (typeof key === 'string' && (isNumberMember(key) || key === 'length' || key === 'byteLength')) return 0;
+    if (typeof key === 'string' && STRING_MEMBERS.has(key)) return '';
+    if (typeof key === 'string' && PROMISE_METHODS.has(key)) return () => rejected(new Error('an earlier WebGPU call failed'));
+    return INERT;
+  },
   apply: () => INERT,
+  set: () => true,
+  has: () => false,
 });
 
-/** A Proxy over `target` whose methods note what they throw (and return
- *  undefined, or a rejected promise for a method that answers one), take
- *  guarded objects unwrapped, and answer the WebGPU objects they make
- *  guarded too: every call wgpu makes on the adapter, the device, the queue
- *  and what they make (buffers, encoders, passes, pipelines) is caught the
- *  same way. `wrapResult(name, value)` may guard what a method returns. */
-function guarded(target, faults, wrapResult = (name, value) => value) {
-  if (!proxies.has(faults)) proxies.set(faults, new WeakMap());
-  const made = proxies.get(faults);
-  const known = made.get(target);
+/** A real ArrayBuffer (its internal slot, not its prototype, is asked). */
+const byteLengthOf = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+function isArrayBuffer(value) {
+  try {
+    byteLengthOf.call(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The page's object behind each membrane object. */
+const REAL = new WeakMap();
+/** The membrane objects, by the verification's faults and then by the page's object (one
+ *  membrane object a page object, so that wgpu sees the same object each time). */
+const MADE = new WeakMap();
+
+/** `value` with every membrane object in it (at any depth of a plain object
+ *  or array: a descriptor's `layout`, a bind group's `resource.buffer`)
+ *  replaced by the page's object: the browser's methods take their own
+ *  objects. What cannot be looked at is handed on as it is. */
+function unwrap(value) {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return value;
+  const real = REAL.get(value);
+  if (real !== undefined) return real;
+  try {
+    if (Array.isArray(value)) return value.some(holdsMembrane) ? value.map(unwrap) : value;
+    if (Object.getPrototypeOf(value) !== Object.prototype || !holdsMembrane(value)) return value;
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, unwrap(item)]));
+  } catch {
+    return value;
+  }
+}
+
+/** Whether a membrane object is anywhere in `value` (a plain object or array). */
+function holdsMembrane(value) {
+  if (value === null || typeof value !== 'object') return false;
+  if (REAL.has(value)) return true;
+  if (Array.isArray(value)) return value.some(holdsMembrane);
+  return Object.getPrototypeOf(value) === Object.prototype && Object.values(value).some(holdsMembrane);
+}
+
+/** Whether `value` has a `then` to call. Where WebGPU answers a promise
+ *  (`promised`), a `then` that throws counts (adopting it rejects, as it
+ *  must); elsewhere such a value is an object like any other. */
+function isThenable(value, promised = false) {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return false;
+  try {
+    return typeof value.then === 'function';
+  } catch {
+    return promised;
+  }
+}
+
+/** A promise of this realm for `thenable`, resolved with `settled(value)`
+ *  (through the membrane) or rejected with a plain error of its words
+ *  (`failed(reason)` runs first). A `then` that throws, or never calls
+ *  back, is the page's: a throw rejects. */
+function promiseOf(thenable, settled, failed = () => {}) {
+  const adopted = new Promise((resolve) => resolve(thenable));
+  const answer = adopted.then(settled, (reason) => {
+    failed(reason);
+    throw plainError(reason);
+  });
+  answer.catch(() => {}); // wgpu's own `then` gets the rejection; none is left unhandled
+  return answer;
+}
+
+/** `value`, as wgpu may hold it: through the membrane (objects and
+ *  functions), as a promise of this realm (thenables), or as it is
+ *  (primitives, bytes). */
+function inside(value, faults) {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return value;
+  if (REAL.has(value) || value === INERT) return value;
+  if (ArrayBuffer.isView(value) || isArrayBuffer(value)) return value;
+  if (isThenable(value)) return promiseOf(value, (settled) => inside(settled, faults));
+  return membrane(value, faults);
+}
+
+/** The membrane object over `real` (an object or function of the page). */
+function membrane(real, faults) {
+  let made = MADE.get(faults);
+  if (made === undefined) MADE.set(faults, (made = new WeakMap()));
+  const known = made.get(real);
   if (known !== undefined) return known;
-  const proxy = new Proxy(target, {
-    get(object, key) {
-      const value = Reflect.get(object, key);
-      if (typeof value !== 'function') {
-        return key === 'queue' && value !== null && typeof value === 'object' ? guarded(value, faults) : value;
+  const shadow = typeof real === 'function' ? () => {} : {};
+  const proxy = new Proxy(shadow, {
+    get(_, key) {
+      if (key === 'then') return undefined; // a membrane object is never a thenable
+      const name = String(key);
+      let value;
+      try {
+        value = Reflect.get(real, key);
+      } catch (error) {
+        note(faults, 'verify-failed', `reading ${name} threw: ${messageOf(error)}`);
+        return INERT[key];
       }
-      return function guardedMethod(...args) {
-        let result;
-        try {
-          result = value.apply(object, args.map(unwrap));
-        } catch (error) {
-          note(faults, 'verify-failed', `${String(key)}() threw: ${messageOf(error)}`);
-          if (!ANSWER_PROMISES.has(/** @type {string} */ (key))) return INERT;
-          const rejected = Promise.reject(error);
-          rejected.catch(() => {});
-          return rejected;
-        }
-        const answer = wrapResult(key, result);
-        return answer === result && guardable(result) ? guarded(result, faults) : answer;
-      };
+      if (typeof value === 'function') return method(real, name, value, faults);
+      if (typeof key === 'string' && METHODS.has(key)) {
+        return (...args) => {
+          note(faults, 'verify-failed', `${key} is ${kindOf(value)}, not a function`);
+          return PROMISE_METHODS.has(key) ? rejected(new Error(`${key} is not a function`)) : INERT;
+        };
+      }
+      if (typeof key === 'string' && STRING_MEMBERS.has(key) && typeof value !== 'string') return '';
+      if (typeof key === 'string' && isNumberMember(key) && typeof value !== 'number') {
+        note(faults, 'verify-failed', `${key} is ${kindOf(value)}, not a number`);
+        return 0;
+      }
+      return inside(value, faults);
     },
-    set(object, key, value) {
-      object[key] = value;
+    set(_, key, value) {
+      try {
+        Reflect.set(real, key, unwrap(value));
+      } catch (error) {
+        note(faults, 'verify-failed', `setting ${String(key)} threw: ${messageOf(error)}`);
+      }
       return true;
     },
+    has(_, key) {
+      try {
+        return Reflect.has(real, key);
+      } catch {
+        return false;
+      }
+    },
+    getPrototypeOf() {
+      try {
+        return Reflect.getPrototypeOf(real);
+      } catch {
+        return null;
+      }
+    },
+    apply(_, self, args) {
+      return call(real, REAL.get(self) ?? self, 'a function', args, faults);
+    },
   });
-  made.set(target, proxy);
-  targets.set(proxy, target);
+  made.set(real, proxy);
+  REAL.set(proxy, real);
   return proxy;
 }
 
-function watchDevice(device, faults) {
-  if (device === null || typeof device !== 'object') return device;
+/** What wgpu gets for the page object's method `name` (`value`). */
+function method(real, name, value, faults) {
+  return (...args) => call(value, real, name, args, faults);
+}
+
+/** `fn` called on `self` with `args` (membrane objects unwrapped), its
+ *  answer checked against what WebGPU says `name` answers. */
+function call(fn, self, name, args, faults) {
+  let result;
   try {
-    Promise.resolve(device.lost).then((info) => {
-      if (info?.reason === 'destroyed') return;
-      const words = info?.message ? `: ${messageOf(info.message)}` : '';
-      note(faults, 'device-lost', `the device was lost (${info?.reason ?? 'unknown'})${words}`);
-    }, () => {});
-  } catch {
-    // A device without `lost` is watched through its calls alone.
+    result = Reflect.apply(fn, self, args.map(unwrap));
+  } catch (error) {
+    note(faults, 'verify-failed', `${name}() threw: ${messageOf(error)}`);
+    return PROMISE_METHODS.has(name) ? rejected(plainError(error)) : INERT;
   }
-  return guarded(device, faults);
+  if (PROMISE_METHODS.has(name)) {
+    if (!isThenable(result, true)) {
+      note(faults, 'verify-failed', `${name}() answered ${kindOf(result)}, not a promise`);
+      return rejected(new Error(`${name}() answered no promise`));
+    }
+    return promiseOf(result, (value) => settledAs(name, value, faults), (reason) => {
+      if (name === 'requestDevice') note(faults, 'device-lost', `requestDevice() failed: ${messageOf(reason)}`);
+    });
+  }
+  if (name === 'getMappedRange') {
+    // wgpu views the range it asked for (offset, size) in what this answers.
+    const size = typeof args[1] === 'number' && args[1] >= 0 ? args[1] : 0;
+    if (isArrayBuffer(result) && byteLengthOf.call(result) >= size) return result;
+    note(faults, 'verify-failed', `getMappedRange() answered ${isArrayBuffer(result) ? 'too few bytes' : kindOf(result)}, `
+      + 'not an ArrayBuffer of the size asked');
+    return new ArrayBuffer(size);
+  }
+  if (OBJECT_METHODS.has(name)) {
+    if (result !== null && (typeof result === 'object' || typeof result === 'function')) return membrane(result, faults);
+    note(faults, 'verify-failed', `${name}() answered ${kindOf(result)}, not an object`);
+    return INERT;
+  }
+  if (name === 'has') return result === true;
+  return inside(result, faults);
+}
+
+/** What a promise of WebGPU's method `name` resolved to, as wgpu may hold it. */
+function settledAs(name, value, faults) {
+  switch (name) {
+    case 'mapAsync':
+    case 'onSubmittedWorkDone':
+      return undefined;
+    case 'popErrorScope':
+      return errorOf(value, faults);
+    case 'requestDevice':
+    case 'createComputePipelineAsync':
+    case 'createRenderPipelineAsync':
+      if (value === null || typeof value !== 'object') {
+        note(faults, 'verify-failed', `${name}() resolved to ${kindOf(value)}, not an object`);
+        throw new Error(`${name}() resolved to no object`);
+      }
+      return name === 'requestDevice' ? watchDevice(value, faults) : membrane(value, faults);
+    default:
+      return inside(value, faults);
+  }
+}
+
+/** What popErrorScope() resolved to, as wgpu reads it: `null`, or a
+ *  validation or out-of-memory error (wgpu panics on any other); any other
+ *  error (an internal one) or value is a fault, and `null` to wgpu. */
+function errorOf(value, faults) {
+  if (value === null || value === undefined) return null;
+  const kinds = ['GPUValidationError', 'GPUOutOfMemoryError'].map((name) => globalThis[name]).filter((k) => typeof k === 'function');
+  let known = false;
+  try {
+    known = kinds.some((kind) => value instanceof kind);
+  } catch {
+    known = false;
+  }
+  if (known) return membrane(value, faults);
+  note(faults, 'verify-failed', `an error scope caught ${kindOf(value)}: ${messageOf(value)}`);
+  return null;
+}
+
+/** Reads `object[key]` so that nothing it does can throw. */
+function readSafely(object, key) {
+  try {
+    return object === null || (typeof object !== 'object' && typeof object !== 'function') ? undefined : object[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The device through the membrane, its `lost` watched: a loss (but the
+ *  destroy at the end) is a fault of its own kind. */
+function watchDevice(device, faults) {
+  let lost;
+  try {
+    lost = new Promise((resolve) => resolve(device.lost));
+  } catch {
+    lost = undefined;
+  }
+  lost?.then((info) => {
+    const reason = readSafely(info, 'reason');
+    if (reason === 'destroyed') return;
+    const message = readSafely(info, 'message');
+    const words = typeof message === 'string' && message !== '' ? `: ${message}` : '';
+    note(faults, 'device-lost', `the device was lost (${typeof reason === 'string' ? reason : 'unknown'})${words}`);
+  }).catch(() => {});
+  return membrane(device, faults);
 }
 
 /** What `captureRequest` hands wgpu's adapter promise to: the answer, with
- *  the adapter guarded. */
+ *  the adapter through the membrane (a promise of this realm whatever the
+ *  page's request answered). */
 export function adapterGuard(faults) {
   return (answer) =>
-    Promise.resolve(answer).then((adapter) => {
-      if (adapter === null || typeof adapter !== 'object') return adapter;
-      // A device refused is said with the browser's words (wgpu's error
-      // for it carries none on the web).
-      return guarded(adapter, faults, (name, value) => (name === 'requestDevice'
-        ? Promise.resolve(value).then((device) => watchDevice(device, faults), (error) => {
-          note(faults, 'device-lost', `requestDevice() failed: ${messageOf(error)}`);
-          throw error;
-        })
-        : value));
-    });
+    promiseOf(answer, (adapter) => (adapter === null || typeof adapter !== 'object' ? adapter : membrane(adapter, faults)));
 }
 
 // The package's version, defined by scripts/bundle.mjs when it bundles an
