@@ -4,8 +4,17 @@
 /** `probe()`'s `timeoutMs` when not given. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 2000;
 
+/** `verify`'s `budgetMs` when not given. */
+export const DEFAULT_VERIFY_BUDGET_MS = 1000;
+
+/** The version of a kept verdict's form, in its cache key (`verdictKey`). */
+export const VERDICT_FORMAT = 2;
+
 /** Where a sentence below says the probe's bound. */
 export const TIMEOUT_MS = "{timeoutMs}";
+
+/** Where a sentence below says why the module could not be had. */
+export const CAUSE = "{cause}";
 
 /** The answers a probe reaches before any adapter exists, by name: the
  *  `wasm` target resolved by the probe's report (`detect()`), the report
@@ -179,6 +188,49 @@ export const UNREACHED = {
       "available": false,
       "reason": "no-adapter",
       "message": "requestAdapter() answered null: no suitable adapter",
+      "apiPresent": true,
+      "timeoutMs": 0,
+      "elapsedMs": 0.0
+    }
+  },
+  "module-unavailable": {
+    "declared": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": [
+        "webGpu"
+      ]
+    },
+    "effective": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": []
+    },
+    "availability": {
+      "devices": [
+        "cpu",
+        "wasm"
+      ],
+      "providers": [
+        "reference",
+        "torchLean"
+      ]
+    },
+    "changes": [
+      {
+        "feature": "webGpu",
+        "action": "dropped",
+        "reason": "verify-failed",
+        "detail": "the module that probes and verifies WebGPU could not be had within {timeoutMs} ms ({cause}): WebGPU is not used this time, and the next call tries again"
+      }
+    ],
+    "asDeclared": [],
+    "probe": {
+      "available": false,
+      "reason": "verify-failed",
+      "message": "the module that probes and verifies WebGPU could not be had within {timeoutMs} ms ({cause}): WebGPU is not used this time, and the next call tries again",
       "apiPresent": true,
       "timeoutMs": 0,
       "elapsedMs": 0.0

@@ -14,13 +14,13 @@
 // module is fetched and compiled only once an adapter (or anything but `null`)
 // answers, or a call needs it. Every real adapter is probed by the module,
 // through wgpu, as before.
-import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
-// Not in the glue's types (`skip_typescript`: not part of the package's API).
-import * as glue from './backend_targets.js';
+import init, * as glue from './backend_targets.js';
 // scripts/bundle.mjs points this at wasm-bindgen's copy, as for index.js.
 import { cancelDelay, delay, earlyAnswer, forgetEarly, now, readAdapter, requestEarly, settle } from './probe.js';
-import { adopt, causeOf, compileEarly, gpuOf, instantiateOnce, loaderOf, verifying } from './early.js';
-import { DEFAULT_PROBE_TIMEOUT_MS, TIMEOUT_MS, UNREACHED } from './core.generated.js';
+import {
+  adopt, boundOf, byDeadline, causeOf, compileEarly, gpuOf, instantiateOnce, loaderOf, unreached, verifierBy, verifying,
+} from './early.js';
+import { DEFAULT_PROBE_TIMEOUT_MS } from './core.generated.js';
 
 export {
   BackendTargetsError, executionProviders, isBackendTargetsError, supportReport, transformersOptions,
@@ -101,19 +101,6 @@ function plainTimeout(options) {
   return timeout;
 }
 
-/** The answer named `name` in the core's table (core.generated.js): the
- *  `wasm` target's resolution (`nested`) or its probe's report, with the
- *  bound and the time taken written in, as the module writes them. */
-function unreached(name, timeoutMs, started, nested) {
-  const resolution = structuredClone(UNREACHED[name]);
-  const report = resolution.probe;
-  report.timeoutMs = timeoutMs;
-  report.elapsedMs = Math.round((now() - started) * 1000) / 1000;
-  report.message = report.message.replaceAll(TIMEOUT_MS, timeoutMs);
-  for (const change of resolution.changes) change.detail = change.detail.replaceAll(TIMEOUT_MS, timeoutMs);
-  return nested ? resolution : report;
-}
-
 /** `probe(options)`'s answer (`detect`'s where `nested`) where it needs no
  *  module: no `navigator.gpu`, a `null` adapter, or no answer within
  *  `timeoutMs`, as crates/browser/src/probe.rs answers them (its first checks, in its
@@ -178,35 +165,55 @@ export function probe(options) {
 /** `detect` (`which`: `'detect'`) or `probe`: without the module where it
  *  can; with `verify`, by the verification's module, handed the adapter
  *  request already answered here and the call's start (one request, one
- *  time bound). */
+ *  time bound), once it is had within the call's bound (`verifierBy`).
+ *  Where a module cannot be had by the bound (a held download, a refused
+ *  fetch or `import()`), the call still answers by then: this module's
+ *  probe says the adapter was not verified and why, or, without this
+ *  module either, the core's `module-unavailable` answer. */
 async function answer(options, which) {
   const began = now();
+  const nested = which === 'detect';
+  const { timeoutMs, budgetMs } = boundOf(options);
+  const deadline = began + timeoutMs + budgetMs;
   const asked = {};
-  const fixed = await withoutModule(options, which === 'detect', began, asked);
+  const fixed = await withoutModule(options, nested, began, asked);
   if (fixed !== undefined) return fixed;
   // A software adapter the options refuse (`allowFallbackAdapter: false`)
   // has nothing to verify: the probe's own answer (this module's, which
   // probes as if `verify` were not given) says so, and the verification's
   // module is not fetched.
+  let cause;
+  let ready;
   if (verifying(options, true) && !(await refusedSoftware(options, asked.request))) {
-    let verifier;
-    try {
-      verifier = await verification();
-    } catch (error) {
-      // No verification here (a service worker refuses import()): this
-      // module's probe, taking the adapter request answered above, answers
-      // that it was not verified and why, as the core words it.
-      await initDetect();
-      const cause = causeOf(error);
-      const unverified = (given) => /** @type {any} */ (glue).unverified(given, cause, which === 'detect');
-      return settle(unverified, options, began).catch((failure) => Promise.reject(adopt(failure)));
+    // This module, instantiated meanwhile (its download began when the
+    // adapter answered): it answers if the verification's cannot be had.
+    ready = initDetect();
+    ready.catch(() => {}); // its failure is answered below, if it is needed
+    // The budget counts from the probe's answer where it is in (the
+    // verification's module takes it), else from the end of the bound.
+    const probedAt = asked.request === undefined ? undefined : now();
+    const had = await verifierBy(verification, probedAt === undefined ? deadline : probedAt + budgetMs);
+    if (had.verifier !== undefined) {
+      if (asked.request !== undefined) forgetEarly(asked.request);
+      return had.verifier.afterProbe(which, options, { adapter: asked.request, began, probedAt });
     }
-    if (asked.request === undefined) return verifier[which](options);
-    forgetEarly(asked.request);
-    return verifier.afterProbe(which, options, { adapter: asked.request, began, probedAt: now() });
+    // No verification here (a service worker refuses import(); its
+    // download held past the bound): this module's probe, taking the
+    // adapter request answered above, answers that it was not verified
+    // and why, as the core words it.
+    cause = had.cause;
   }
-  await initDetect();
-  return settle(which === 'detect' ? detectNow : probeNow, options, began).catch((error) => Promise.reject(adopt(error)));
+  const had = await byDeadline(ready ?? initDetect(), deadline);
+  if (had.late || 'error' in had) {
+    const why = had.late ? `detect_bg.wasm was not downloaded and compiled within ${timeoutMs + budgetMs} ms`
+      : causeOf(had.error);
+    return unreached('module-unavailable', timeoutMs, began, nested, why);
+  }
+  const call = { adapter: cause === undefined ? undefined : asked.request };
+  if (call.adapter !== undefined) forgetEarly(call.adapter);
+  const start = cause === undefined ? began : now();
+  return settle((given) => glue.callWith(given, nested, call, cause), options, start)
+    .catch((failure) => Promise.reject(adopt(failure)));
 }
 
 /** Forgets every verdict `detect({ verify })` kept: the full package's. */

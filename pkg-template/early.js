@@ -1,8 +1,16 @@
-// Shared by both browser entries (index.js, detect.js), bundled into each by
-// scripts/build.sh: the .wasm fetched and compiled (streaming) from the moment
-// the entry is evaluated, not from the first call; any other module given to
-// init() compiled the same way and checked before it is instantiated; and the
-// errors the entries answer without the module.
+// Shared by the three browser entries (index.js, detect.js, verified.js),
+// bundled into each by scripts/build.sh: the .wasm fetched and compiled
+// (streaming) from the moment the entry is evaluated, not from the first call;
+// any other module given to init() compiled the same way and checked before it
+// is instantiated; the errors the entries answer without the module; and each
+// call's supervision: its bound from its first line (`boundOf`, `byDeadline`),
+// the verification's module had within it or why not (`verifierBy`), the
+// answers without a module (`unreached`, from core.generated.js), and the
+// sharing of identical calls (`sharing`). Unit-tested on the source with a
+// stub for the module (tests/js/shell.test.mjs).
+import { CAUSE, DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_VERIFY_BUDGET_MS, TIMEOUT_MS, UNREACHED } from './core.generated.js';
+// scripts/bundle.mjs points this at wasm-bindgen's copy (the module's own).
+import { cancelDelay, delay, now } from './probe.js';
 
 /** What every function throws for invalid input: an `Error` with `code`,
  *  `path` and, for a bad spelling, `expected`. The module makes plain errors
@@ -95,9 +103,17 @@ async function compileResponse(pending, url) {
   });
 }
 
+/** What the engine's compile error says, as the package's own error: the
+ *  bytes given are no WebAssembly module (never instantiated). */
+function notAModule(error) {
+  if (!(error instanceof WebAssembly.CompileError)) return error;
+  return backendError('invalid-value', `init() was given bytes that are not a WebAssembly module (${error.message}); `
+    + 'it was not instantiated');
+}
+
 async function compileBytes(source) {
   if (typeof Response === 'function' && source instanceof Response) return compileResponse(source, source.url);
-  return WebAssembly.compile(source);
+  return WebAssembly.compile(source).catch((error) => Promise.reject(notAModule(error)));
 }
 
 /** The module compiling since evaluation; undefined off http(s), as in Node. */
@@ -130,7 +146,12 @@ export function compileSync(input) {
   if (module !== null && typeof module === 'object' && Object.getPrototypeOf(module) === Object.prototype) {
     module = module.module;
   }
-  return module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module);
+  if (module instanceof WebAssembly.Module) return module;
+  try {
+    return new WebAssembly.Module(module);
+  } catch (error) {
+    throw notAModule(error);
+  }
 }
 
 /** Refuses a module that lacks one of `names` among its exports (another
@@ -251,25 +272,122 @@ export function supportReport(answer) {
   return `${lines.join('\n')}\n`;
 }
 
-/** `call(options, answer, ...rest)` shared by concurrent callers: while one
- *  call with the same `answer` and the same options (as JSON text) is in
+/** Whether an answer (a resolution or a report) is one a time bound
+ *  decided: the adapter or the verification ran out of time. */
+const timeBound = (answer) => {
+  const reason = (answer?.probe ?? answer)?.reason;
+  return reason === 'timeout' || reason === 'verify-timeout';
+};
+
+/** `call(options, answer, began, ...rest)` shared by concurrent callers
+ *  (`began`: when the caller called, `now()` time; now unless given): while
+ *  one call with the same `answer` and the same options (as JSON text) is in
  *  flight, another gets a copy of its answer (each caller its own), not a
- *  second verification: one device, one budget, for the same adapter. */
+ *  second verification: one device, one budget, for the same adapter. A
+ *  caller that joined later, and whose own bound has time left when the
+ *  shared call answers that time ran out, makes its own call instead: an
+ *  answer never says time ran out before the caller's own `timeoutMs`. */
 export function sharing(call) {
   const inFlight = new Map();
-  return (options, answer, ...rest) => {
+  return (options, answer, began = now(), ...rest) => {
     let key;
     try {
       key = `${answer} ${typeof options === 'string' ? options : JSON.stringify(options)}`;
     } catch {
-      return call(options, answer, ...rest);
+      return call(options, answer, began, ...rest);
     }
     const shared = inFlight.get(key);
-    if (shared !== undefined) return shared.then((value) => structuredClone(value));
-    const started = call(options, answer, ...rest).finally(() => inFlight.delete(key));
+    if (shared !== undefined) {
+      return shared.then((value) => (timeBound(value) && now() < began + boundOf(options).timeoutMs
+        ? call(options, answer, began, ...rest)
+        : structuredClone(value)));
+    }
+    const started = call(options, answer, began, ...rest).finally(() => inFlight.delete(key));
     inFlight.set(key, started);
     return started;
   };
+}
+
+/** The plain object `options` are, read from JSON text where given so
+ *  (undefined where they are neither). */
+function plainOptions(options) {
+  let value = options;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  return value !== null && typeof value === 'object' ? value : undefined;
+}
+
+/** A bound in milliseconds, as the core reads one (an integer of 0 to
+ *  2^32 - 1), or `fallback`. */
+const millis = (value, fallback) => (Number.isInteger(value) && value >= 0 && value <= 0xffffffff ? value : fallback);
+
+/** A call's bound, from its first line: its probe's `timeoutMs` and, where
+ *  it verifies, the verification's `budgetMs` (0 where it does not). These
+ *  two numbers alone are read here, where no module may be yet (the
+ *  module's download and compilation count against them); a value the core
+ *  would refuse counts as the core's default (core.generated.js), and the
+ *  module says what is wrong once it reads the options. */
+export function boundOf(options) {
+  const value = plainOptions(options);
+  const timeoutMs = millis(value?.timeoutMs, DEFAULT_PROBE_TIMEOUT_MS);
+  const verify = value?.verify;
+  const budgetMs = verify === undefined || verify === false || verify === null ? 0
+    : millis(verify?.budgetMs, DEFAULT_VERIFY_BUDGET_MS);
+  return { timeoutMs, budgetMs };
+}
+
+/** `work`'s outcome by `deadline` (a `now()` time): `{ value }`, `{ error }`,
+ *  or `{ late: true }` once the deadline passed first. Never rejects.
+ *  @returns {Promise<{ value?: any, error?: any, late?: boolean }>} */
+export async function byDeadline(work, deadline) {
+  const [expired, timer] = /** @type {[Promise<undefined>, any]} */ (delay(Math.max(0, deadline - now())));
+  try {
+    return await Promise.race([
+      Promise.resolve(work).then((value) => ({ value }), (error) => ({ error })),
+      expired.then(() => ({ late: true })),
+    ]);
+  } finally {
+    cancelDelay(timer);
+  }
+}
+
+/** The verification's module, loaded (`load`: its `import()`) and
+ *  instantiated (its default export) by `deadline` (a `now()` time):
+ *  `{ verifier }`, or `{ cause }`, the reason it could not be had (the
+ *  runtime's words, or that its download and compilation had not finished
+ *  within the call's bound; it goes on for the next call). Never rejects. */
+export async function verifierBy(load, deadline) {
+  const allowed = Math.round(Math.max(0, deadline - now()));
+  const had = byDeadline((async () => {
+    const verifier = await load();
+    await verifier.default();
+    return verifier;
+  })(), deadline);
+  const outcome = await had;
+  if (outcome.late) return { cause: `its download and compilation did not finish within the ${allowed} ms left of the call's bound` };
+  if ('error' in outcome) return { cause: causeOf(outcome.error) };
+  return { verifier: outcome.value };
+}
+
+/** The answer named `name` in the core's table (core.generated.js) for a
+ *  call that began at `started` (a `now()` time) with the bound `timeoutMs`:
+ *  the `wasm` target's resolution (`nested`) or its probe's report, with the
+ *  bound, the time taken and (`module-unavailable`) the `cause` written in,
+ *  as the module writes them. */
+export function unreached(name, timeoutMs, started, nested, cause = '') {
+  const resolution = structuredClone(UNREACHED[name]);
+  const report = resolution.probe;
+  const say = (text) => text.replaceAll(TIMEOUT_MS, String(timeoutMs)).replaceAll(CAUSE, cause);
+  report.timeoutMs = timeoutMs;
+  report.elapsedMs = Math.round((now() - started) * 1000) / 1000;
+  report.message = say(report.message);
+  for (const change of resolution.changes) change.detail = say(change.detail);
+  return nested ? resolution : report;
 }
 
 /** An entry's loader of the verification's module (`load`: its
@@ -311,14 +429,7 @@ export function gpuOf() {
  *  entry hands every such call on (its answers without an adapter, and a
  *  software adapter the options refuse, aside). */
 export function verifying(options, anywhere = false) {
-  let value = options;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return false; // the module says what is wrong with the text
-    }
-  }
-  const verify = value !== null && typeof value === 'object' ? value.verify : undefined;
+  // (Text that is not JSON: the module says what is wrong with it.)
+  const verify = plainOptions(options)?.verify;
   return verify !== undefined && verify !== false && (anywhere || gpuOf() != null);
 }

@@ -12,12 +12,13 @@ import init, * as glue from './backend_targets.js';
 // The JS halves: scripts/bundle.mjs points these at wasm-bindgen's copies
 // (snippets/backend-targets-browser-<hash>/src/*.js, from crates/browser/src/),
 // the very modules the glue uses.
-import { cancelDelay, delay, endHandOver, handOver, lastRequest, now, requestEarly, settle } from './probe.js';
+import { cancelDelay, delay, now, requestEarly, settle } from './probe.js';
 import { cachedVerdict, verdictKey, warmVerdicts } from './verify.js';
 import {
-  THROW_WITH, adopt, causeOf, checkModule, compile, compileEarly, compileSync, gpuOf, loaderOf, notInitialised, sharing,
-  throwWith, verifying,
+  THROW_WITH, adopt, checkModule, compile, compileEarly, compileSync, gpuOf, loaderOf, notInitialised, sharing,
+  throwWith, verifierBy, verifying,
 } from './early.js';
+import { VERDICT_FORMAT } from './core.generated.js';
 import { guarded, instance } from './guard.js';
 
 export {
@@ -80,29 +81,35 @@ function answerOf(report, answer) {
   return answer === 'probe' ? resolution.probe : resolution;
 }
 
-/** A call with `verify`, answered with one adapter request within
- *  `timeoutMs` + `budgetMs`: this module probes (without `verify`); where
- *  that decides (no API, no adapter, a refused software adapter, a
- *  timeout), its answer is the verification's, and no verification module
- *  is fetched; where a verdict is kept for the adapter, it is applied as the
- *  verification module applies it (reason, message, its figures with
- *  `cached: true` and `elapsedMs: 0`); else the verification module answers,
- *  taking this probe's adapter request and time. This module's strict
- *  reader reads the options (`verifySettings`), as the verification's
- *  would, and throws what is wrong. tests/js/verify-browser.test.mjs holds the answers equal. */
-async function verifyingCall(options, answer) {
-  const began = now();
+/** A call with `verify` that began at `began` (a `now()` time), answered
+ *  with one adapter request, its own, within `timeoutMs` + `budgetMs` from
+ *  there: this module probes (without `verify`), handing the request it
+ *  makes to this call alone; where that decides (no API, no adapter, a
+ *  refused software adapter, a timeout), its answer is the verification's,
+ *  and no verification module is fetched; where a verdict is kept for the
+ *  adapter and the core reads it (`withKeptVerdict`, the one reader), it
+ *  is applied as the verification module applies it; else the verification
+ *  module answers, taking this call's adapter request and time, once it is
+ *  had within the budget (`verifierBy`). Where it cannot be had (a held
+ *  download, a refused `import()`, a `file:` URL in Node), this module's
+ *  probe answers that the adapter was not verified, and why. This module's
+ *  strict reader reads the options (`verifySettings`), as the
+ *  verification's would, and throws what is wrong.
+ *  tests/js/verify-browser.test.mjs holds the answers equal. */
+async function verifyingCall(options, answer, began) {
+  const nested = answer === 'detect';
+  const callWith = /** @type {any} */ (glue).callWith;
   // Read by this module's strict reader, as the verification's reads them:
   // invalid options throw here, the same error.
   const read = /** @type {any} */ (glue).verifySettings(options);
-  if (read === undefined) return settle(answer === 'probe' ? glue.probe : glue.detect, options, began);
+  if (read === undefined) return settle((given) => callWith(given, nested, {}), options, began);
   // The options as given, `verify` too: this module's strict reader checks
   // them all before any kept verdict is looked up (its probe leaves `verify`
   // to the verification's module), so that a kept verdict never answers
   // options a fresh profile refuses.
-  const report = await settle(glue.probe, options, began);
+  let request;
+  const report = await settle((given) => callWith(given, false, { keep: (asked) => { request = asked; } }), options, began);
   const probedAt = now();
-  const adapter = lastRequest();
   if (!report.available || report.adapter === undefined) return answerOf(report, answer);
   if (read.verify.cache !== 'none') {
     const kept = await keptVerdict(report, read, began);
@@ -110,47 +117,30 @@ async function verifyingCall(options, answer) {
   }
   // An adapter that was asked for a device (`verifyDevice`) gives no other:
   // the verification module asks for its own.
-  const handoff = { adapter: read.verifyDevice ? undefined : adapter, began, probedAt };
-  let verifier;
-  try {
-    verifier = await verification();
-  } catch (error) {
-    // No verification here (a service worker refuses import()): the
-    // module's probe, taking this one's adapter request, answers that it
-    // was not verified and why, as the core words it.
-    handOver(handoff.adapter, probedAt);
-    const unverified = /** @type {any} */ (glue).unverified;
-    const nested = answer === 'detect';
-    return settle((given) => unverified(given, causeOf(error), nested), options, began).finally(endHandOver);
+  const adapter = read.verifyDevice ? undefined : request;
+  const had = await verifierBy(verification, probedAt + read.verify.budgetMs);
+  if (had.cause !== undefined) {
+    // Its probe takes this call's adapter request, which has answered: it
+    // counts from now, so that a bound spent on the download is no timeout.
+    return settle((given) => callWith(given, nested, { adapter }, had.cause), options, now());
   }
-  return verifier.afterProbe(answer, options, handoff);
+  return had.verifier.afterProbe(answer, options, { adapter, began, probedAt });
 }
 
 /** The report `report` (a probe's, with an adapter) with the verdict kept
- *  for its adapter applied, or undefined where none is kept (or anything is
- *  unusual: the verification module answers then). */
+ *  for its adapter applied by the core, or undefined where none is kept or
+ *  the core does not read what is (the verification module verifies afresh
+ *  then, and replaces it). */
 async function keptVerdict(report, { verify: { cache, precision, budgetMs } }, began) {
-  const key = verdictKey(report.adapter, precision);
+  const key = verdictKey(report.adapter, precision, VERDICT_FORMAT);
   // Storage that never answers (an IndexedDB held by another tab) is a
   // verdict not found, within the budget.
   const [expired, timer] = delay(budgetMs);
   const text = await Promise.race([cachedVerdict(cache, key), expired]);
   cancelDelay(timer);
   if (text === undefined) return undefined;
-  try {
-    const verdict = JSON.parse(text);
-    if (verdict?.verification?.adapterKey !== key) return undefined;
-    return {
-      ...report,
-      available: verdict.reason === 'verified',
-      reason: verdict.reason,
-      message: verdict.message,
-      verification: { ...verdict.verification, cached: true, elapsedMs: 0 },
-      elapsedMs: Math.round((now() - began) * 1000) / 1000,
-    };
-  } catch {
-    return undefined; // a kept text this module does not read: verified afresh
-  }
+  const withKept = /** @type {any} */ (glue).withKeptVerdict;
+  return withKept(JSON.stringify(report), text, key, now() - began) ?? undefined;
 }
 
 /** One verification at a time for the same call (early.js's `sharing`). */
@@ -159,14 +149,14 @@ const sharedVerifyingCall = sharing(verifyingCall);
 /** Probes WebGPU afresh (see the module's `probe`). */
 export function probe(options) {
   if (!instance.instantiated) return Promise.reject(notInitialised());
-  if (verifying(options)) return sharedVerifyingCall(options, 'probe').catch((error) => Promise.reject(adopt(error)));
+  if (verifying(options)) return sharedVerifyingCall(options, 'probe', now()).catch((error) => Promise.reject(adopt(error)));
   return settle(glue.probe, options).catch((error) => Promise.reject(adopt(error)));
 }
 
 /** `probe(options)`, then the `wasm` target resolved by it. */
 export function detect(options) {
   if (!instance.instantiated) return Promise.reject(notInitialised());
-  if (verifying(options)) return sharedVerifyingCall(options, 'detect').catch((error) => Promise.reject(adopt(error)));
+  if (verifying(options)) return sharedVerifyingCall(options, 'detect', now()).catch((error) => Promise.reject(adopt(error)));
   return settle(glue.detect, options).catch((error) => Promise.reject(adopt(error)));
 }
 

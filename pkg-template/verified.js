@@ -6,11 +6,11 @@
 // `detect({ verify })` or `probe({ verify })` where there is WebGPU to verify
 // is handed here. scripts/build.sh bundles it, as detect.js, with
 // wasm-bindgen's glue and the JS halves.
-import init, { detect as detectNow, probe as probeNow } from './backend_targets.js';
+import init, * as glue from './backend_targets.js';
 // scripts/bundle.mjs points these at wasm-bindgen's copies, as for index.js.
-import { endHandOver, handOver, now, requestEarly, settle } from './probe.js';
+import { now, requestEarly, settle } from './probe.js';
 import { clearVerdicts } from './verify.js';
-import { adopt, compileEarly, instantiateOnce, sharing } from './early.js';
+import { adopt, boundOf, byDeadline, causeOf, compileEarly, instantiateOnce, sharing, unreached } from './early.js';
 
 export {
   BackendTargetsError, executionProviders, isBackendTargetsError, supportReport, transformersOptions,
@@ -40,44 +40,62 @@ export default function initVerified(moduleOrPath) {
 }
 
 /** Probes WebGPU and, with `verify`, verifies the adapter; then answers the
- *  `wasm` target resolved by the report. `timeoutMs` counts from the call,
- *  the module's instantiation included. */
+ *  `wasm` target resolved by the report. `timeoutMs` (and `budgetMs`) count
+ *  from the call, the module's download and instantiation included. */
 export function detect(options) {
-  return sharedCall(options, 'detect');
+  return sharedCall(options, 'detect', now());
 }
 
 /** Probes WebGPU afresh and, with `verify`, verifies the adapter. */
 export function probe(options) {
-  return sharedCall(options, 'probe');
+  return sharedCall(options, 'probe', now());
 }
 
-/** `probe` or `detect` (`answer`), concurrent identical calls sharing one
- *  verification (early.js's `sharing`). */
-const sharedCall = sharing(async (options, answer) => {
-  const began = now();
-  await initVerified();
-  return settle(answer === 'probe' ? probeNow : detectNow, options, began).catch((error) => Promise.reject(adopt(error)));
+/** The module's answer to one call (`answer`: `'probe'` or `'detect'`),
+ *  with the call's own `call` object (the module's `callWith`), its time
+ *  counted from `began`. */
+function answerWith(options, answer, began, call) {
+  const callWith = /** @type {any} */ (glue).callWith;
+  return settle((given) => callWith(given, answer === 'detect', call), options, began)
+    .catch((error) => Promise.reject(adopt(error)));
+}
+
+/** `probe` or `detect` (`answer`) that began at `began`, concurrent
+ *  identical calls sharing one verification (early.js's `sharing`). The
+ *  module is had within the call's bound (`timeoutMs` + `budgetMs`), or the
+ *  call answers, by then, that it could not be had and why
+ *  (`module-unavailable`, from the core's table): WebGPU is not used, and
+ *  the next call tries again. */
+const sharedCall = sharing(async (options, answer, began) => {
+  const { timeoutMs, budgetMs } = boundOf(options);
+  const had = await byDeadline(initVerified(), began + timeoutMs + budgetMs);
+  if (had.late || 'error' in had) {
+    const cause = had.late ? `verified_bg.wasm was not downloaded and compiled within ${timeoutMs + budgetMs} ms`
+      : causeOf(had.error);
+    return unreached('module-unavailable', timeoutMs, began, answer === 'detect', cause);
+  }
+  return answerWith(options, answer, began, {});
 });
 
 /** What the other entries call once their own probe found an adapter
- *  (`answer`: `'probe'` or `'detect'`): this module's answer to `options`,
- *  its probe taking that entry's adapter request (`handoff.adapter`, a
+ *  (`answer`: `'probe'` or `'detect'`), having had this module (its default
+ *  export) within their call's bound: this module's answer to `options`,
+ *  its probe taking that call's adapter request (`handoff.adapter`, a
  *  promise already answered; none to ask anew), its `timeoutMs` counted
  *  from `handoff.began` and the verification's budget from
- *  `handoff.probedAt` (`now()` times): one adapter request, and one time
- *  bound, for the caller's one call. Not part of the package's API. */
+ *  `handoff.probedAt` (`now()` times; from its own probe where undefined):
+ *  one adapter request, and one time bound, for the caller's one call. Not
+ *  part of the package's API. */
 export function afterProbe(answer, options, handoff) {
-  return sharedAfterProbe(options, answer, handoff);
+  handing = true;
+  return sharedAfterProbe(options, answer, handoff.began, handoff);
 }
 
 /** `afterProbe`, concurrent identical calls (from other entries' concurrent
  *  calls) sharing one verification. */
-const sharedAfterProbe = sharing(async (options, answer, handoff) => {
-  handing = true;
+const sharedAfterProbe = sharing(async (options, answer, began, handoff) => {
   await initVerified();
-  handOver(handoff.adapter, handoff.probedAt);
-  const start = answer === 'probe' ? probeNow : detectNow;
-  return settle(start, options, handoff.began).finally(endHandOver).catch((error) => Promise.reject(adopt(error)));
+  return answerWith(options, answer, began, { adapter: handoff.adapter, probedAt: handoff.probedAt });
 });
 
 /** Forgets every kept verdict (this page's memory, localStorage, IndexedDB). */

@@ -86,8 +86,8 @@ json_text_forms! {
 }
 
 json_text_forms! {
-    write: crate::probe::web::WebGpuVerdict;
-    read: crate::probe::web::WebGpuVerdict;
+    write: crate::probe::web::KeptVerdict;
+    read: crate::probe::web::KeptVerdict;
 }
 
 #[cfg(test)]

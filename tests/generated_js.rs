@@ -10,7 +10,8 @@ use std::path::Path;
 
 use backend_targets::Target;
 use backend_targets::json::to_json_pretty;
-use backend_targets::probe::web::{DEFAULT_PROBE_TIMEOUT_MS, Unreached, resolve};
+use backend_targets::probe::verify::DEFAULT_VERIFY_BUDGET_MS;
+use backend_targets::probe::web::{DEFAULT_PROBE_TIMEOUT_MS, ProbeReport, Unreached, VERDICT_FORMAT, resolve};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const GENERATED: &str = "pkg-template/core.generated.js";
@@ -23,8 +24,14 @@ fn generated() -> String {
     );
     text.push_str("/** `probe()`'s `timeoutMs` when not given. */\n");
     text.push_str(&format!("export const DEFAULT_PROBE_TIMEOUT_MS = {DEFAULT_PROBE_TIMEOUT_MS};\n\n"));
+    text.push_str("/** `verify`'s `budgetMs` when not given. */\n");
+    text.push_str(&format!("export const DEFAULT_VERIFY_BUDGET_MS = {DEFAULT_VERIFY_BUDGET_MS};\n\n"));
+    text.push_str("/** The version of a kept verdict's form, in its cache key (`verdictKey`). */\n");
+    text.push_str(&format!("export const VERDICT_FORMAT = {VERDICT_FORMAT};\n\n"));
     text.push_str("/** Where a sentence below says the probe's bound. */\n");
     text.push_str(&format!("export const TIMEOUT_MS = {};\n\n", to_json_pretty(&Unreached::TIMEOUT_MS)));
+    text.push_str("/** Where a sentence below says why the module could not be had. */\n");
+    text.push_str(&format!("export const CAUSE = {};\n\n", to_json_pretty(&ProbeReport::CAUSE)));
     text.push_str(
         "/** The answers a probe reaches before any adapter exists, by name: the\n \
          *  `wasm` target resolved by the probe's report (`detect()`), the report\n \

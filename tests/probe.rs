@@ -384,3 +384,91 @@ fn a_report_without_verification_is_written_as_before() {
         r#"{"timeoutMs":2000,"forceFallbackAdapter":false,"verifyDevice":false,"allowFallbackAdapter":false}"#
     );
 }
+
+/// The one reader of kept verdicts (every entry of the package asks it):
+/// the form this build writes, for the key asked, younger than seven days,
+/// not kept "in the future". Anything else is no verdict (the adapter is
+/// verified afresh), never an error.
+#[test]
+fn a_kept_verdict_is_read_by_the_core_alone_and_strictly() {
+    const DAY: f64 = 24.0 * 3600.0 * 1000.0;
+    let key = "backend-targets:verify:0123456789abcdef";
+    let now = 1.8e12;
+    let verdict = WebGpuVerdict::new(ProbeReason::Verified, "", "adapter", verification(0.25, 3.0));
+    let kept = |at: f64| to_json(&KeptVerdict { at, verdict: verdict.clone() });
+    assert_eq!(VERDICT_MAX_AGE_MS, 7.0 * DAY);
+    assert_eq!(KeptVerdict::read(&kept(now - DAY), key, now), Some(verdict.clone()));
+    assert_eq!(KeptVerdict::read(&kept(now), key, now), Some(verdict.clone()), "kept this very moment");
+    assert_eq!(KeptVerdict::read(&kept(now - 7.0 * DAY + 1.0), key, now), Some(verdict.clone()));
+    assert_eq!(KeptVerdict::read(&kept(now - 7.0 * DAY), key, now), None, "seven days old");
+    assert_eq!(KeptVerdict::read(&kept(now + 60_000.0), key, now), None, "kept while the clock ran a minute ahead");
+    assert_eq!(KeptVerdict::read(&kept(now + 365.0 * DAY), key, now), None, "a year ahead");
+    assert_eq!(KeptVerdict::read(&kept(now), "backend-targets:verify:fedcba9876543210", now), None, "another key");
+    // Texts the core does not read: no verdict, whatever they say.
+    let text = kept(now);
+    let verdict_text = to_json(&verdict);
+    let refused = [
+        String::new(),
+        "null".into(),
+        "not JSON".into(),
+        // The previous form: the verdict as text inside the text.
+        format!(r#"{{"at":{now},"verdict":{}}}"#, to_json(&verdict_text)),
+        // A duplicate reason, an unknown top-level field, an unknown field of the figures.
+        text.replacen(r#""reason":"verified""#, r#""reason":"verified","reason":"verified""#, 1),
+        text.replacen('{', r#"{"surprise":1,"#, 1),
+        text.replacen(r#""cached":false"#, r#""cached":false,"surprise":true"#, 1),
+        text.replacen('{', r#"{"__proto__":{},"#, 1),
+        // A missing message, a wrong type.
+        text.replacen(r#""message":"adapter: "#, r#""msg":"adapter: "#, 1),
+        text.replacen(r#""cached":false"#, r#""cached":"no""#, 1),
+        text.replacen(&format!(r#""at":{now}"#), r#""at":"yesterday""#, 1),
+    ];
+    for text in refused {
+        assert_eq!(KeptVerdict::read(&text, key, now), None, "{text}");
+    }
+    // Applied to a probe report as the cache's answer.
+    let report = adapter_report();
+    let applied = report.with_kept_verdict(&kept(now - DAY), key, now).unwrap();
+    assert!(applied.available);
+    let figures = applied.verification.unwrap();
+    assert!(figures.cached);
+    assert_eq!(figures.elapsed_ms, 0.0);
+    assert_eq!(report.with_kept_verdict("{}", key, now), None);
+}
+
+/// A kept verdict's form is versioned in its cache key (`VERDICT_FORMAT`):
+/// this test lists the form's fields, so that changing them fails here
+/// until the version is raised (and this list written again).
+#[test]
+fn the_kept_verdicts_form_is_versioned() {
+    fn fields(value: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+        if let serde_json::Value::Object(map) = value {
+            for (key, item) in map {
+                let here = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+                out.push(here.clone());
+                fields(item, &here, out);
+            }
+        }
+    }
+    let mut full = verification(0.25, 3.0);
+    full.gpu_ms_more_than = Some(1.0);
+    full.not_kept = Some("n".into());
+    let kept = KeptVerdict { at: 1.0, verdict: WebGpuVerdict::new(ProbeReason::Verified, "", "a", full) };
+    let mut names = Vec::new();
+    fields(&serde_json::from_str(&to_json(&kept)).unwrap(), "", &mut names);
+    names.sort();
+    assert_eq!(
+        (VERDICT_FORMAT, names.join(" ")),
+        (
+            2,
+            "at verdict verdict.message verdict.reason verdict.verification verdict.verification.adapterKey \
+             verdict.verification.budgetMs verdict.verification.cached verdict.verification.checked \
+             verdict.verification.elapsedMs verdict.verification.gpuMs verdict.verification.gpuMsMoreThan \
+             verdict.verification.margin verdict.verification.maxError verdict.verification.maxErrorAt \
+             verdict.verification.notKept verdict.verification.ratio verdict.verification.timerResolutionMs \
+             verdict.verification.tolerance verdict.verification.wasmMs verdict.verification.workload"
+                .to_string()
+        ),
+        "the kept verdict's form changed: raise VERDICT_FORMAT (src/probe/web.rs) and write the new list here"
+    );
+}

@@ -51,8 +51,8 @@ spelled_enum! {
         /// `verify`: the device was lost (or could not be had) while verifying.
         DeviceLost = "device-lost",
         /// `verify`: a WebGPU call threw, an error scope caught an error, or
-        /// the verification's module could not be loaded (a service worker
-        /// refuses `import()`).
+        /// the verification's module could not be had (a service worker
+        /// refuses `import()`; its download held past the call's bound).
         VerifyFailed = "verify-failed",
         /// `verify`: no verdict within `budgetMs`.
         VerifyTimeout = "verify-timeout",
@@ -166,8 +166,21 @@ impl Unreached {
         api_present: true,
         message: "requestAdapter() answered null: no suitable adapter",
     };
+    /// The module that probes could not be had within the call's bound (its
+    /// download held past it, a fetch refused, a `file:` URL where `fetch`
+    /// reads none): no probe ran, WebGPU is not used this time, and the next
+    /// call tries again. [`ProbeReport::CAUSE`] stands for why; only the
+    /// entries' JS answers it (the module, being there, never does).
+    pub const MODULE_UNAVAILABLE: Self = Self {
+        name: "module-unavailable",
+        reason: ProbeReason::VerifyFailed,
+        api_present: true,
+        message: "the module that probes and verifies WebGPU could not be had within {timeoutMs} ms ({cause}): \
+                  WebGPU is not used this time, and the next call tries again",
+    };
     /// Every row, in the order the generated file lists them.
-    pub const ALL: [Self; 4] = [Self::NO_WEBGPU_API, Self::NO_TIME, Self::ADAPTER_TIMEOUT, Self::NO_ADAPTER];
+    pub const ALL: [Self; 5] =
+        [Self::NO_WEBGPU_API, Self::NO_TIME, Self::ADAPTER_TIMEOUT, Self::NO_ADAPTER, Self::MODULE_UNAVAILABLE];
 
     /// The report of this outcome under the bound `timeout_ms`.
     pub fn report(self, timeout_ms: u32) -> ProbeReport {
@@ -298,7 +311,59 @@ impl ProbeReport {
     }
 }
 
+/// How long a kept verdict is used: 7 days, in milliseconds. Past that (or
+/// kept "in the future", while the clock ran ahead: its age cannot be told)
+/// the adapter is verified again.
+pub const VERDICT_MAX_AGE_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;
+
+/// The version of [`KeptVerdict`]'s form, part of every verdict's cache key
+/// (the browser module's `verdictKey`): a change to the form (a field of
+/// [`WebGpuVerdict`] or [`Verification`] added, removed or changed) changes
+/// it, so that no profile looks up a verdict of another form. A test
+/// (tests/probe.rs) holds it to the form's JSON Schema.
+pub const VERDICT_FORMAT: u32 = 2;
+
+/// A verdict as the cache keeps it (JSON text in localStorage, IndexedDB or
+/// the module's memory): when it was kept (milliseconds since the Unix
+/// epoch) and the verdict. The one reader of kept verdicts
+/// ([`KeptVerdict::read`]) is the core's: every entry of the package asks it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KeptVerdict {
+    /// When it was kept, in milliseconds since the Unix epoch.
+    pub at: f64,
+    /// The verdict.
+    pub verdict: WebGpuVerdict,
+}
+
+impl KeptVerdict {
+    /// The verdict kept in `text` for the adapter whose key is `key`, at
+    /// `now` (milliseconds since the Unix epoch): `None` where the text is
+    /// not a kept verdict as this build writes it (read strictly: an unknown
+    /// or repeated field, a wrong type, a missing one), is for another key,
+    /// is [`VERDICT_MAX_AGE_MS`] old or more, or was kept after `now`. What
+    /// `None` means is the same everywhere: the adapter is verified afresh,
+    /// and the new verdict replaces the text.
+    pub fn read(text: &str, key: &str, now: f64) -> Option<WebGpuVerdict> {
+        let kept: Self = crate::json::from_json(text).ok()?;
+        let age = now - kept.at;
+        let fresh = (0.0..VERDICT_MAX_AGE_MS).contains(&age);
+        (fresh && kept.verdict.verification.adapter_key == key).then_some(kept.verdict)
+    }
+}
+
 impl ProbeReport {
+    /// The report with the verdict kept in `text` applied ([`KeptVerdict::read`]
+    /// for `key` at `now`), as an answer from the cache (`cached: true`,
+    /// the verification's `elapsedMs` 0); `None` where the core does not
+    /// read the text (the adapter is verified afresh).
+    pub fn with_kept_verdict(&self, text: &str, key: &str, now: f64) -> Option<Self> {
+        let mut verdict = KeptVerdict::read(text, key, now)?;
+        verdict.verification.cached = true;
+        verdict.verification.elapsed_ms = 0.0;
+        Some(self.clone().with_verdict(verdict))
+    }
+
     /// The report with a verification's verdict: kept (`verified`) or
     /// dropped with its reason, the verdict's sentence and its figures.
     pub fn with_verdict(mut self, verdict: WebGpuVerdict) -> Self {

@@ -232,6 +232,7 @@ const HOSTILE = [
   ['popErrorScope answering undefined', adapterWith((d) => Object.assign(d, { popErrorScope: () => undefined })),
     /popErrorScope\(\) answered undefined, not a promise/],
   ['a result whose then getter throws', adapterWith((d) => {
+    // oxlint-disable-next-line unicorn/no-thenable -- the hostile case itself
     const poisoned = { get then() { throw new Error('then exploded'); } };
     d.createBuffer = ({ size }) => Object.assign(new GPUBuffer(size), { mapAsync: () => poisoned });
     return d;
@@ -316,6 +317,7 @@ describe('membrane: hostile stand-ins never throw into wgpu, never hang it, neve
   });
 
   test('a thenable whose then throws rejects what wgpu chains on, with the words', async () => {
+    // oxlint-disable-next-line unicorn/no-thenable -- the hostile case itself
     const poisoned = { get then() { throw new Error('then exploded'); } };
     const buffer = Object.assign(new GPUBuffer(4), { mapAsync: () => poisoned });
     const faults = verify.newFaults();

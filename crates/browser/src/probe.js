@@ -216,50 +216,18 @@ export function forgetEarly(answer) {
   if (early?.answer === answer) early = undefined;
 }
 
-// An adapter request another entry of the package already made, and whose
-// answer it read (`handOver`): the next probe of this module takes it as its
-// own request, whatever its options (the other entry asked with the same),
-// so that one `detect({ verify })` asks for an adapter once. With it, when
-// that probe answered: the verification's budget counts from there.
-let handed;
-
-/** Hands this module's next probe an adapter request already answered
- *  (`answer`, a promise) by another entry's probe, which answered at
- *  `probedAt` (`now()` time); `answer` undefined hands over the time alone.
- *  Undone by `endHandOver`. */
-export function handOver(answer, probedAt) {
-  handed = { gpu: read(read(globalThis, 'navigator'), 'gpu'), answer, probedAt };
-}
-
-/** Forgets what `handOver` handed, taken or not. */
-export function endHandOver() {
-  handed = undefined;
-}
-
-/** When the verification's budget starts: when the probe that handed its
- *  adapter over answered, or now. */
-export function verifyStart() {
-  return handed?.probedAt ?? now();
-}
-
-// The promise the last captured request answered (`lastRequest`).
-let lastAnswer;
-
-/** The promise of the last adapter request a probe of this module made (or
- *  took), for the entry to hand over to the verification's module. */
-export function lastRequest() {
-  return lastAnswer;
-}
-
 const isDefault = (options) =>
   options == null || (options.powerPreference === undefined && !options.forceFallbackAdapter);
 
 /** Wraps `gpu.requestAdapter` so that the promise of the next call (or what
  *  it threw, as a rejection) is kept; undo with `releaseRequest`. Given
- *  `wrap`, wgpu is handed `wrap(answer)`. Throws when
- *  there is no `requestAdapter` function to wrap. A call with default options
- *  takes the early request, if one is waiting (`requestEarly`). */
-export function captureRequest(gpu, wrap) {
+ *  `wrap`, wgpu is handed `wrap(answer)`. `call` is the caller's own
+ *  (the module's `callWith`): its `adapter`, a request it already made,
+ *  is taken (once) instead of asking again, and its `keep` is handed the
+ *  request (`keep(answer)`, the promise). Throws when there is no
+ *  `requestAdapter` function to wrap. Otherwise a call with default
+ *  options takes the early request, if one is waiting (`requestEarly`). */
+export function captureRequest(gpu, wrap, call) {
   const original = gpu.requestAdapter;
   if (typeof original !== 'function') throw new TypeError('navigator.gpu.requestAdapter is not a function');
   const capture = { original, own: Object.hasOwn(gpu, 'requestAdapter'), called: false, threw: false, answer: undefined };
@@ -268,9 +236,10 @@ export function captureRequest(gpu, wrap) {
   const wgpuGets = () => (typeof wrap === 'function' ? wrap(capture.answer) : capture.answer);
   gpu.requestAdapter = function requestAdapter(options) {
     capture.called = true;
-    if (handed?.answer !== undefined && handed.gpu === gpu) {
-      capture.answer = handed.answer;
-      handed.answer = undefined;
+    const given = read(call, 'adapter');
+    if (given !== undefined) {
+      capture.answer = given;
+      call.adapter = undefined;
     } else if (early?.gpu === gpu && isDefault(options)) {
       capture.answer = early.answer;
       early = undefined;
@@ -283,7 +252,8 @@ export function captureRequest(gpu, wrap) {
         return Promise.reject(error);
       }
     }
-    lastAnswer = capture.answer;
+    const keep = read(call, 'keep');
+    if (typeof keep === 'function') keep(capture.answer);
     return wgpuGets();
   };
   return capture;

@@ -73,9 +73,11 @@ extern "C" {
     fn verify_device(adapter: &JsValue) -> Promise;
     /// Wraps `gpu.requestAdapter` to keep what its next call answers (and,
     /// given `wrap`, to hand wgpu `wrap(answer)` instead: the guarded adapter
-    /// of a verification).
+    /// of a verification). `call` is the caller's own (see [`call_with`]):
+    /// an adapter request it already made, taken instead of asking again,
+    /// and `keep`, handed the request.
     #[wasm_bindgen(js_name = captureRequest, catch)]
-    fn capture_request(gpu: &JsValue, wrap: &JsValue) -> Result<JsValue, JsValue>;
+    fn capture_request(gpu: &JsValue, wrap: &JsValue, call: &JsValue) -> Result<JsValue, JsValue>;
     /// Unwraps it: the call's promise, `undefined` if none, or what it threw.
     #[wasm_bindgen(js_name = releaseRequest, catch)]
     fn release_request(gpu: &JsValue, capture: &JsValue) -> Result<JsValue, JsValue>;
@@ -196,8 +198,9 @@ fn start_wgpu_request(
     instance: &wgpu::Instance,
     options: &ProbeOptions,
     wrap: &JsValue,
+    call: &JsValue,
 ) -> Result<(impl Future<Output = WgpuOutcome>, Captured), JsValue> {
-    let capture = capture_request(gpu, wrap)?;
+    let capture = capture_request(gpu, wrap, call)?;
     let request = instance.request_adapter(&adapter_options(options));
     // Put the method back before anything else can run.
     let captured = match release_request(gpu, &capture) {
@@ -218,6 +221,15 @@ fn start_wgpu_request(
 fn is_browser_context() -> bool {
     let global = js_sys::global();
     !absent(&get(&global, "document")) || !absent(&get(&global, "WorkerGlobalScope"))
+}
+
+/// Whether wgpu can reach `navigator.gpu` here: its browser backend reads it
+/// through the global's `Window` or `WorkerGlobalScope` (whichever is not
+/// `undefined`), and panics, trapping the module, where neither is: a DOM
+/// emulation that defines `document` alone (a bare shim in Node).
+fn wgpu_reaches_gpu() -> bool {
+    let global = js_sys::global();
+    !get(&global, "Window").is_undefined() || !get(&global, "WorkerGlobalScope").is_undefined()
 }
 
 /// Whether this is Deno, whose `navigator.gpu` is WebGPU itself (wgpu's
@@ -261,12 +273,13 @@ fn adapter_report(adapter: &JsValue) -> Result<(AdapterReport, String), String> 
 
 /// Probes WebGPU once. Never fails for unavailability: the outcome is a reason.
 pub async fn run_probe(options: &ProbeOptions) -> ProbeReport {
-    run_probe_from(options, now_ms()).await
+    run_probe_from(options, now_ms(), &JsValue::UNDEFINED).await
 }
 
 /// [`run_probe`], counting `timeoutMs` from `started` ([`now_ms()`] when the
-/// probe was asked for, or earlier for one started again: `probeStart`).
-async fn run_probe_from(options: &ProbeOptions, started: f64) -> ProbeReport {
+/// probe was asked for, or earlier for one started again: `probeStart`),
+/// for the caller's `call` (see [`call_with`]).
+async fn run_probe_from(options: &ProbeOptions, started: f64, call: &JsValue) -> ProbeReport {
     let mut adapter = None;
     #[cfg(feature = "verify")]
     let (faults, wrap) = match options.verify {
@@ -275,11 +288,14 @@ async fn run_probe_from(options: &ProbeOptions, started: f64) -> ProbeReport {
     };
     #[cfg(not(feature = "verify"))]
     let wrap = JsValue::UNDEFINED;
-    let mut report = probe_once(options, started, &wrap, &mut adapter).await.under(options);
-    // A verification, once an adapter has passed every other check.
+    let mut report = probe_once(options, started, &wrap, call, &mut adapter).await.under(options);
+    // A verification, once an adapter has passed every other check: its
+    // budget counts from the caller's probe where another entry probed
+    // (`probedAt`), else from now.
     #[cfg(feature = "verify")]
     if let (Some(verify), Some(adapter), true) = (&options.verify, adapter, report.available) {
-        report = super::verify::verified(report, adapter, verify, &faults).await;
+        let probed_at = get(call, "probedAt").as_f64();
+        report = super::verify::verified(report, adapter, verify, &faults, probed_at).await;
     }
     // (A module without the verification, the full one, probes as if
     // `verify` were not given: its entry hands `verify` to
@@ -299,12 +315,13 @@ fn left_until(deadline: f64) -> f64 {
 }
 
 /// One probe that began at `started` ([`now_ms()`]), which `timeoutMs` counts
-/// from; wgpu's adapter, when one answered, in `adapter_out` (`wrap`: see
-/// `captureRequest`).
+/// from; wgpu's adapter, when one answered, in `adapter_out` (`wrap` and
+/// `call`: see `captureRequest`).
 async fn probe_once(
     options: &ProbeOptions,
     started: f64,
     wrap: &JsValue,
+    call: &JsValue,
     adapter_out: &mut Option<AdapterHandle>,
 ) -> ProbeReport {
     let timeout = options.timeout_ms;
@@ -332,6 +349,12 @@ async fn probe_once(
             .to_string();
         return unavailable(ProbeReason::NoNavigator, message, false);
     }
+    if !wgpu_reaches_gpu() {
+        let message = "navigator.gpu exists, but this global has neither Window nor WorkerGlobalScope, through which \
+                       wgpu reads it (a DOM emulation such as a bare document shim): it is not probed"
+            .to_string();
+        return unavailable(ProbeReason::NoNavigator, message, false);
+    }
     if left_until(deadline) == 0.0 {
         // No time left to ask the page anything (`timeoutMs: 0`, or a probe
         // started again in a fresh instance, see `probeStart`, whose time
@@ -344,7 +367,7 @@ async fn probe_once(
             .to_string();
         return unavailable(ProbeReason::AdapterRequestFailed, message, true);
     };
-    let (through_wgpu, captured) = match start_wgpu_request(&gpu, &instance, options, wrap) {
+    let (through_wgpu, captured) = match start_wgpu_request(&gpu, &instance, options, wrap, call) {
         Ok(started) => started,
         Err(error) => {
             let message = format!("requestAdapter() could not be called: {}", error_text(&error));
@@ -452,9 +475,10 @@ async fn probe_and_answer(
     answer: Answer,
     started: f64,
     unloaded: Option<String>,
+    call: JsValue,
 ) -> Result<JsValue, JsValue> {
     let options = probe_options(&options)?;
-    let mut report = run_probe_from(&options, started).await;
+    let mut report = run_probe_from(&options, started, &call).await;
     if let (Some(cause), Some(_)) = (unloaded, &options.verify) {
         report = report.without_verification(&cause);
     }
@@ -469,7 +493,7 @@ async fn probe_and_answer(
 /// `no-navigator`). Rejects only for invalid options.
 #[wasm_bindgen(unchecked_return_type = "Promise<ProbeReport>")]
 pub fn probe(#[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue) -> Promise {
-    future_to_promise(probe_and_answer(options, Answer::Report, probe_start(), None))
+    future_to_promise(probe_and_answer(options, Answer::Report, probe_start(), None, JsValue::UNDEFINED))
 }
 
 /// Decides the target's `webGpu` feature from a probe report; every other
@@ -507,21 +531,46 @@ pub fn verify_settings(options: JsValue) -> Result<JsValue, JsValue> {
     })
 }
 
-/// `probe(options)` (`nested`: `detect(options)`) for an entry that was
-/// asked to verify and could not load the verification's module (`cause`:
-/// the runtime's error; a service worker refuses `import()`): the probe's
-/// answer, with an adapter it found usable not kept
-/// ([`ProbeReport::without_verification`]), never a rejection but for
-/// invalid options. The entries' JS calls it (pkg-template/index.js,
-/// detect.js); not part of the package's API.
-#[wasm_bindgen(skip_typescript)]
-pub fn unverified(options: JsValue, cause: String, nested: bool) -> Promise {
+/// The probe report `report` (its JSON text) with the verdict kept in `kept`
+/// (the cache's text, under `key`) applied, as the verification module
+/// applies it: the core's one reader ([`ProbeReport::with_kept_verdict`]),
+/// `elapsedMs` the call's time so far; `undefined` where the core does not
+/// read the text (the entry hands the call to the verification, which
+/// verifies afresh and replaces it). The full package's entry calls it
+/// (pkg-template/index.js); not part of the package's API.
+#[cfg(feature = "planner-exports")]
+#[wasm_bindgen(js_name = withKeptVerdict, skip_typescript)]
+pub fn with_kept_verdict(report: &str, kept: &str, key: &str, elapsed_ms: f64) -> JsValue {
+    let Ok(report) = ProbeReport::from_json_text(report) else { return JsValue::UNDEFINED };
+    match report.with_kept_verdict(kept, key, js_sys::Date::now()) {
+        Some(mut answered) => {
+            answered.elapsed_ms = (elapsed_ms * 1000.0).round() / 1000.0;
+            to_js(&answered.to_json_text())
+        }
+        None => JsValue::UNDEFINED,
+    }
+}
+
+/// `probe(options)` (`nested`: `detect(options)`) for one call of an entry
+/// of the package, whose own `call` object (`{ adapter?, probedAt?, keep? }`)
+/// carries what belongs to that call alone, whatever other calls run
+/// meanwhile: the adapter request it already made (`adapter`, a promise:
+/// taken instead of asking again), when its probe answered (`probedAt`,
+/// where the verification's budget counts from), and `keep`, a function
+/// handed the adapter request this probe makes or takes. With `cause` (the
+/// runtime's error), the call was asked to verify and the verification's
+/// module could not be had: an adapter the probe found usable is not kept
+/// ([`ProbeReport::without_verification`]). Never a rejection but for
+/// invalid options. The entries' JS calls it (pkg-template/); not part of
+/// the package's API.
+#[wasm_bindgen(js_name = callWith, skip_typescript)]
+pub fn call_with(options: JsValue, nested: bool, call: JsValue, cause: Option<String>) -> Promise {
     let answer = if nested { Answer::Resolution } else { Answer::Report };
-    future_to_promise(probe_and_answer(options, answer, probe_start(), Some(cause)))
+    future_to_promise(probe_and_answer(options, answer, probe_start(), cause, call))
 }
 
 /// `probe(options)`, then `resolve(wasm(), report)`.
 #[wasm_bindgen(unchecked_return_type = "Promise<Resolution>")]
 pub fn detect(#[wasm_bindgen(unchecked_optional_param_type = "Partial<ProbeOptions>")] options: JsValue) -> Promise {
-    future_to_promise(probe_and_answer(options, Answer::Resolution, probe_start(), None))
+    future_to_promise(probe_and_answer(options, Answer::Resolution, probe_start(), None, JsValue::UNDEFINED))
 }

@@ -179,9 +179,12 @@ function isThenable(value, promised = false) {
 /** A promise of this realm for `thenable`, resolved with `settled(value)`
  *  (through the membrane) or rejected with a plain error of its words
  *  (`failed(reason)` runs first). A `then` that throws, or never calls
- *  back, is the page's: a throw rejects. */
+ *  back, is the page's: a throw rejects.
+ *  @param {any} thenable
+ *  @param {(value: any) => any} settled
+ *  @param {(reason: any) => void} [failed] */
 function promiseOf(thenable, settled, failed = () => {}) {
-  const adopted = new Promise((resolve) => resolve(thenable));
+  const adopted = new Promise((resolve) => { resolve(thenable); });
   const answer = adopted.then(settled, (reason) => {
     failed(reason);
     throw plainError(reason);
@@ -221,7 +224,7 @@ function membrane(real, faults) {
       }
       if (typeof value === 'function') return method(real, name, value, faults);
       if (typeof key === 'string' && METHODS.has(key)) {
-        return (...args) => {
+        return () => {
           note(faults, 'verify-failed', `${key} is ${kindOf(value)}, not a function`);
           return PROMISE_METHODS.has(key) ? rejected(new Error(`${key} is not a function`)) : INERT;
         };
@@ -387,7 +390,8 @@ const utf8 = new TextEncoder();
 
 /** The cache key of a verdict: what identifies the adapter and browser
  *  (`GPUAdapterInfo`'s four strings, whether it is a fallback adapter, its
- *  features and limits), the user agent, this package's version and the
+ *  features and limits), the user agent, this package's version, the kept
+ *  verdicts' form (`format`: the core's `VERDICT_FORMAT`) and the
  *  precision checked, hashed into 16 hex digits after a readable prefix: two
  *  FNV-1a hashes of 32 bits (two offset bases) over the UTF-8 of each text,
  *  each text followed by a 0 byte. A cache key, not a defence: nothing is
@@ -395,12 +399,12 @@ const utf8 = new TextEncoder();
  *  a cached decision some 5 ms slower.) `adapter` is a probe report's adapter
  *  (features and limits in the core's order). The one key function: the
  *  verification module and the other entries' cache lookup both call it. */
-export function verdictKey(adapter, precision) {
+export function verdictKey(adapter, precision, format) {
   const { info } = adapter;
   const texts = [info.vendor, info.architecture, info.device, info.description,
     adapter.isFallbackAdapter ? 'fallback' : 'adapter', ...adapter.features];
   for (const [name, value] of Object.entries(adapter.limits)) texts.push(name, value);
-  texts.push(userAgent(), VERSION, precision, '');
+  texts.push(userAgent(), VERSION, format, precision, '');
   // The texts joined by U+0000, which is the 0 byte in UTF-8, and one more
   // at the end: one encoding, and an indexed loop, not one iterator a text
   // (a cached decision waits on this; measured in Chromium, cold: 0.7-1.4 ms
@@ -417,8 +421,8 @@ export function verdictKey(adapter, precision) {
 }
 
 /** `verdictKey` of an adapter given as JSON text (the module's side). */
-export function verdictKeyOf(adapterText, precision) {
-  return verdictKey(JSON.parse(adapterText), precision);
+export function verdictKeyOf(adapterText, precision, format) {
+  return verdictKey(JSON.parse(adapterText), precision, format);
 }
 
 /** `navigator.userAgent`, or ''. */
@@ -431,7 +435,9 @@ export function userAgent() {
   }
 }
 
-// The `session` cache, and `persistent` where there is no storage.
+// The `session` cache, and `persistent` where there is no storage. What is
+// kept is the core's text (a `KeptVerdict`: when, and the verdict), read by
+// the core alone; this file only stores and fetches it.
 const session = new Map();
 const DATABASE = 'backend-targets';
 const STORE = 'verdicts';
@@ -494,10 +500,10 @@ async function withStore(mode, use) {
  *  verdict, 13-31 ms and 1-9 ms.) */
 const SHARED_STORE_WAIT_MS = 100;
 
-/** `promise`, or undefined after `SHARED_STORE_WAIT_MS`. */
-function sharedStoreWait(promise) {
+/** `promise`, or undefined after `waitMs` (`SHARED_STORE_WAIT_MS` unless given). */
+function sharedStoreWait(promise, waitMs = SHARED_STORE_WAIT_MS) {
   let timer;
-  const given = new Promise((resolve) => { timer = setTimeout(resolve, SHARED_STORE_WAIT_MS); });
+  const given = new Promise((resolve) => { timer = setTimeout(resolve, waitMs); });
   return Promise.race([promise, given]).finally(() => clearTimeout(timer));
 }
 
@@ -534,33 +540,24 @@ export function warmVerdicts() {
   }
 }
 
-/** How long a kept verdict is used: 7 days. */
-export const VERDICT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
-
-/** The verdict kept under `key` (JSON text), if kept less than `maxAgeMs`
- *  (7 days unless given) ago; undefined otherwise, and for one kept "in the
- *  future" (while the clock ran ahead: its age cannot be told). Never rejects. */
-export async function cachedVerdict(cache, key, maxAgeMs = VERDICT_MAX_AGE_MS) {
+/** The text kept under `key` (the core's `KeptVerdict`, which the core
+ *  reads: its form, key and age), or undefined. Never rejects. */
+export async function cachedVerdict(cache, key) {
   try {
     const kept = await read(cache, key);
-    if (typeof kept !== 'string') return undefined;
-    const { at, verdict } = JSON.parse(kept);
-    const age = Date.now() - at;
-    if (typeof at !== 'number' || !(age >= 0 && age < maxAgeMs) || typeof verdict !== 'string') return undefined;
-    return verdict;
+    return typeof kept === 'string' ? kept : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Keeps `verdict` (JSON text) under `key`; resolves once it is written
+/** Keeps `kept` (the core's text) under `key`; resolves once it is written
  *  (a worker's IndexedDB write is done, so that a worker that ends on its
  *  answer keeps it; a page's localStorage, with a copy to IndexedDB for its
  *  workers, waited for up to `SHARED_STORE_WAIT_MS`): to true where the
  *  cache asked for kept it, false where persistent storage refused it
  *  (full, or none: this page's memory keeps it then). Never rejects. */
-export function keepVerdict(cache, key, verdict) {
-  const kept = JSON.stringify({ at: Date.now(), verdict });
+export function keepVerdict(cache, key, kept) {
   session.set(key, kept);
   if (cache !== 'persistent') return Promise.resolve(true);
   const stored = () => withStore('readwrite', (store) => store.put(kept, key)).then((done) => done !== undefined, () => false);
@@ -580,8 +577,14 @@ export function keepVerdict(cache, key, verdict) {
   return here ? sharedStoreWait(copied).then(() => true) : copied;
 }
 
+/** How long `clearVerdicts` waits for IndexedDB (one held by another tab,
+ *  or that never answers, must not leave the call unsettled). */
+const CLEAR_WAIT_MS = 1000;
+
 /** Forgets every kept verdict (this module's memory, localStorage and
- *  IndexedDB): the next `detect({ verify })` verifies again. */
+ *  IndexedDB): the next `detect({ verify })` verifies again. Settles within
+ *  `CLEAR_WAIT_MS` whatever IndexedDB does (memory and localStorage are
+ *  cleared at once; IndexedDB's copy as soon as it answers). */
 export async function clearVerdicts() {
   session.clear();
   try {
@@ -597,5 +600,5 @@ export async function clearVerdicts() {
   } catch {
     // Nothing kept there.
   }
-  await withStore('readwrite', (store) => store.clear());
+  await sharedStoreWait(withStore('readwrite', (store) => store.clear()), CLEAR_WAIT_MS);
 }

@@ -16,13 +16,13 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::host::{get, now_ms, within};
+use backend_targets::ToJsonText;
 use backend_targets::probe::verify::{
     F16_TOLERANCE, F32_TOLERANCE, LAYERS, NOT_KEPT, PASSES, ROWS, SPEED_MARGIN, Verification, VerifyCache,
     VerifyOptions, VerifyPrecision, WIDTH, Workload, compare, middle_run, reference_repeats, shader, slower_than_wasm,
     warm_passes, warm_runs_decided, workload_text,
 };
-use backend_targets::probe::web::{ProbeReason, ProbeReport, WebGpuVerdict};
-use backend_targets::{FromJsonText, ToJsonText};
+use backend_targets::probe::web::{KeptVerdict, ProbeReason, ProbeReport, VERDICT_FORMAT, WebGpuVerdict};
 
 #[wasm_bindgen(module = "/src/verify.js")]
 extern "C" {
@@ -34,30 +34,22 @@ extern "C" {
     #[wasm_bindgen(js_name = adapterGuard)]
     fn adapter_guard(faults: &JsValue) -> JsValue;
     /// The cache key of a verdict on the adapter (an `AdapterReport`'s
-    /// JSON text), for `precision`: the JS half's `verdictKey`, which the
-    /// other entries' cache lookup calls too.
+    /// JSON text), for `precision`, in the kept verdicts' form `format`: the
+    /// JS half's `verdictKey`, which the other entries' cache lookup calls too.
     #[wasm_bindgen(js_name = verdictKeyOf)]
-    fn verdict_key(adapter: &str, precision: &str) -> String;
+    fn verdict_key(adapter: &str, precision: &str, format: u32) -> String;
     /// The first fault seen on the guarded adapter and device (`{ kind,
     /// message }`), or `undefined`.
     #[wasm_bindgen(js_name = takeFault)]
     fn take_fault(faults: &JsValue) -> JsValue;
-    /// The verdict kept under `key` (JSON text), if younger than its maximum
-    /// age (the JS half's); resolves to `undefined` otherwise. Never rejects.
+    /// The text kept under `key` (a `KeptVerdict`'s JSON, as storage holds
+    /// it: the core reads it), or `undefined`. Never rejects.
     #[wasm_bindgen(js_name = cachedVerdict)]
     fn cached_verdict(cache: &str, key: &str) -> Promise;
-    /// Keeps a verdict (JSON text) under `key`: resolves once it is written
-    /// (to whether storage took it). Never rejects.
+    /// Keeps a `KeptVerdict`'s JSON text under `key`: resolves once it is
+    /// written (to whether storage took it). Never rejects.
     #[wasm_bindgen(js_name = keepVerdict)]
     fn keep_verdict(cache: &str, key: &str, text: &str) -> Promise;
-}
-
-#[wasm_bindgen(module = "/src/probe.js")]
-extern "C" {
-    /// When the verification's budget starts (`now_ms()` time): when the
-    /// probe whose adapter was handed over answered, or now.
-    #[wasm_bindgen(js_name = verifyStart)]
-    fn verify_start() -> f64;
 }
 
 /// The faults of one verification and the guard that notes them.
@@ -80,26 +72,26 @@ pub(super) async fn verified(
     adapter: wgpu::Adapter,
     options: &VerifyOptions,
     faults: &JsValue,
+    probed_at: Option<f64>,
 ) -> ProbeReport {
     let Some(described) = report.adapter.as_ref() else { return report };
-    let key = verdict_key(&described.to_json_text(), options.precision.as_str());
+    let key = verdict_key(&described.to_json_text(), options.precision.as_str(), VERDICT_FORMAT);
     let cache = options.cache.as_str();
     // The budget counts from the probe's answer: where another entry probed
     // and handed its adapter over, from that answer, so that loading this
     // module counts against the budget too. It bounds the storage as well
     // (an IndexedDB that never answers is a verdict not found, then not kept).
-    let started = verify_start();
+    let started = probed_at.unwrap_or_else(now_ms);
     let deadline = started + f64::from(options.budget_ms);
     let left = || (deadline - now_ms()).max(0.0);
+    // The core reads what is kept (`KeptVerdict::read`: its form, key and
+    // age); a text it does not read is verified afresh, and replaced.
     if options.cache != VerifyCache::None
         && let Some(Ok(text)) = within(left(), JsFuture::from(cached_verdict(cache, &key))).await
         && let Some(text) = text.as_string()
-        && let Ok(mut verdict) = WebGpuVerdict::from_json_text(&text)
-        && verdict.verification.adapter_key == key
+        && let Some(kept) = report.with_kept_verdict(&text, &key, js_sys::Date::now())
     {
-        verdict.verification.cached = true;
-        verdict.verification.elapsed_ms = 0.0;
-        return report.with_verdict(verdict);
+        return kept;
     }
     let device: Rc<RefCell<Option<wgpu::Device>>> = Rc::default();
     let mut figures = Figures::default();
@@ -125,7 +117,8 @@ pub(super) async fn verified(
     // worker that ends on its answer keeps it too. Where persistent storage
     // refused it, the answer says so (the kept text does not).
     if options.cache != VerifyCache::None && verdict.reason.is_lasting() {
-        let kept = within(left(), JsFuture::from(keep_verdict(cache, &key, &verdict.to_json_text()))).await;
+        let text = KeptVerdict { at: js_sys::Date::now(), verdict: verdict.clone() }.to_json_text();
+        let kept = within(left(), JsFuture::from(keep_verdict(cache, &key, &text))).await;
         if !matches!(kept, Some(Ok(kept)) if kept.as_bool() == Some(true)) {
             verdict.verification.not_kept = Some(NOT_KEPT.to_string());
         }
