@@ -32,7 +32,7 @@ const url = new URL('./detect_bg.wasm', import.meta.url);
 let early;
 /** The module's one instantiation (early.js): from the module compiling
  *  since an adapter answered, handed over once. */
-const instance = instantiateOnce(init, url, ['probe', 'detect'], () => {
+const instance = instantiateOnce(init, url, ['probe', 'detect', 'callWith'], () => {
   const compiling = early;
   early = undefined;
   return compiling;

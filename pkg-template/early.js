@@ -77,10 +77,15 @@ export const notInitialised = () =>
  *  that does not copy the file (esbuild's default, which gives a 404). */
 function notFetched(url, why, error) {
   const denied = error?.name === 'NotCapable' || error?.name === 'PermissionDenied';
-  const hint = denied && globalThis.Deno !== undefined
-    ? 'Deno needs the permission to read it: run with --allow-read (or --allow-net for an http(s) URL)'
-    : 'a bundler that does not copy it, such as esbuild, needs it copied beside the bundle and its URL given to init(): '
-      + 'see the package README, "Bundlers"';
+  const inNode = typeof globalThis.process?.versions?.node === 'string' && globalThis.Deno === undefined;
+  let hint = 'a bundler that does not copy it, such as esbuild, needs it copied beside the bundle and its URL given to '
+    + 'init(): see the package README, "Bundlers"';
+  if (denied && globalThis.Deno !== undefined) {
+    hint = 'Deno needs the permission to read it: run with --allow-read (or --allow-net for an http(s) URL)';
+  } else if (inNode && String(url).startsWith('file:')) {
+    hint = 'Node\'s fetch reads no file: URL: under a DOM emulation in Node, give init() the bytes, and expect no '
+      + 'verification (it runs in a browser)';
+  }
   return backendError('io', `could not fetch the module's .wasm from ${url}: ${why} (${hint})`);
 }
 
@@ -154,10 +159,19 @@ export function compileSync(input) {
   }
 }
 
+/** The export naming each of the package's modules (crates/browser/src/lib.rs), by
+ *  the file wasm-bindgen gives it. */
+const MODULE_MARKS = {
+  'backend_targets_bg.wasm': '__backendTargetsFull',
+  'detect_bg.wasm': '__backendTargetsDetect',
+  'verified_bg.wasm': '__backendTargetsVerify',
+};
+
 /** Refuses a module that lacks one of `names` among its exports (another
- *  package's .wasm, a stale one) or that is another entry's (it imports from
- *  another glue than `file`'s) before it is instantiated, so that a later
- *  init() with the right one still can be. */
+ *  package's .wasm, a stale one) or that is another entry's (it lacks the
+ *  export naming `file`'s module, or imports from another glue than
+ *  `file`'s) before it is instantiated, so that a later init() with the
+ *  right one still can be. */
 export function checkModule(module, names, file) {
   const exported = new Set(WebAssembly.Module.exports(module).map((entry) => entry.name));
   const missing = names.find((name) => !exported.has(name));
@@ -166,9 +180,11 @@ export function checkModule(module, names, file) {
   }
   // wasm-bindgen names the glue a module imports from after the module
   // (`./detect_bg.js` for detect_bg.wasm): another entry's module imports
-  // from another glue, which this entry does not have.
+  // from another glue, which this entry does not have; and each module
+  // names itself by an export, which renaming its imports does not change.
   const glue = `./${file.replace(/\.wasm$/, '.js')}`;
-  if (!WebAssembly.Module.imports(module).some((entry) => entry.module === glue)) {
+  const ownGlue = WebAssembly.Module.imports(module).some((entry) => entry.module === glue);
+  if (!ownGlue || !exported.has(MODULE_MARKS[file])) {
     throw backendError('invalid-value', `init() was given a .wasm that is not this entry's module (${file}): another `
       + `entry's, to init through that entry; it was not instantiated`);
   }

@@ -9,7 +9,7 @@ import { backendError, notInitialised, raise } from './early.js';
 
 /** The entry's instance: whether init() has run, and the module's exports
  *  the entry calls (a module lacking one is refused). */
-export const instance = { instantiated: false, names: ['probe', 'detect'] };
+export const instance = { instantiated: false, names: ['probe', 'detect', 'callWith'] };
 
 /** wasm-bindgen's export `name`, guarded. */
 export function guarded(name) {

@@ -28,7 +28,7 @@ setTimeout(() => {
 }, 0);
 let early = compileEarly(url);
 
-const instance = instantiateOnce(init, url, ['probe', 'detect'], () => {
+const instance = instantiateOnce(init, url, ['probe', 'detect', 'callWith'], () => {
   const compiling = early;
   early = undefined;
   return compiling;

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Fuzzing with cargo-fuzz (libFuzzer) on the stable toolchain
-# (RUSTC_BOOTSTRAP=1 lets stable rustc take cargo-fuzz's -Z flags).
+# Fuzzing with cargo-fuzz (libFuzzer) on the pinned nightly toolchain
+# (scripts/versions.sh, FUZZ_NIGHTLY_DATE; installed by scripts/setup.sh):
+# cargo-fuzz passes -Z flags, which only a nightly takes.
 #   scripts/fuzz.sh                 bounded run (the test command's): 20 s per target
 #   scripts/fuzz.sh long            the long run: 1,000,000 executions per target
 #   scripts/fuzz.sh TARGET [ARGS]   one target with libFuzzer arguments
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$HOME/.cargo/bin:$PATH" RUSTC_BOOTSTRAP=1
+export PATH="$HOME/.cargo/bin:$PATH"
+source scripts/versions.sh
+toolchain=$(fuzz_toolchain)
+[ -n "$toolchain" ] || { echo "fuzz.sh: no nightly of $FUZZ_NIGHTLY_DATE: run scripts/setup.sh" >&2; exit 1; }
 targets=(parse_target plan_request planner)
 seed_corpus() { # the request vectors and the malformed corpus seed the text targets
   mkdir -p fuzz/corpus/plan_request fuzz/corpus/parse_target
@@ -22,7 +26,7 @@ run_target() { # target, libFuzzer arguments...
   shift
   mkdir -p fuzz/artifacts
   log="fuzz/artifacts/$t.log"
-  if cargo fuzz run "$t" -- "$@" >"$log" 2>&1; then
+  if cargo "+$toolchain" fuzz run "$t" -- "$@" >"$log" 2>&1; then
     tail -n 3 "$log"
   else
     echo "== fuzz target $t FAILED; its whole output ($log):" >&2
@@ -33,5 +37,5 @@ run_target() { # target, libFuzzer arguments...
 case "${1:-bounded}" in
   bounded) for t in "${targets[@]}"; do run_target "$t" -max_total_time=20 -max_len=4096; done ;;
   long) for t in "${targets[@]}"; do run_target "$t" -runs=1000000 -max_len=8192; done ;;
-  *) t=$1; shift; cargo fuzz run "$t" -- "$@" ;;
+  *) t=$1; shift; cargo "+$toolchain" fuzz run "$t" -- "$@" ;;
 esac

@@ -23,6 +23,13 @@ for c in rustfmt clippy; do
   grep -q "^$c" <<<"$components" || rustup component add "$c"
 done
 
+# cargo-fuzz's nightly (scripts/fuzz.sh), pinned by date (scripts/versions.sh).
+if [ -n "$(fuzz_toolchain)" ]; then
+  echo "fuzzing toolchain present: $(fuzz_toolchain)"
+else
+  rustup toolchain install "nightly-$FUZZ_NIGHTLY_DATE" --profile minimal
+fi
+
 pids=(); names=()
 background() { # name, command...
   local name=$1; shift

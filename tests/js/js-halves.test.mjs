@@ -284,12 +284,19 @@ describe('probe.js: settle (a probe whose instance ends is started again)', () =
 
   test('a start that throws rejects; after three ends it gives up', async () => {
     await assert.rejects(probe.settle(() => { throw new Error('call init() first'); }), /call init\(\) first/);
-    const settled = probe.settle(() => new Promise(() => {}));
-    for (let i = 0; i < 4; i++) {
+    let starts = 0;
+    const settled = probe.settle(() => { starts += 1; return new Promise(() => {}); });
+    let outcome = 'pending';
+    settled.then(() => { outcome = 'resolved'; }, () => { outcome = 'rejected'; });
+    for (let i = 0; i < 2; i++) {
       boundary.instanceLost(false);
-      await Promise.resolve();
+      await new Promise((resolve) => setTimeout(resolve, 0));
     }
+    assert.equal(outcome, 'pending', 'two ends: started again each time');
+    assert.equal(starts, 3);
+    boundary.instanceLost(false);
     await assert.rejects(settled, (e) => e.code === 'unsupported-platform' && /failed three times/.test(e.message));
+    assert.equal(starts, 3, 'not started a fourth time');
   });
 });
 

@@ -285,6 +285,12 @@ const HOSTILE = [
     getPrototypeOf() { throw new Error('no prototype'); },
   })), undefined],
   ['an adapter that is a revoked Proxy', revoked(), undefined],
+  ['a device with no member at all (a mock)', adapterWith(() => ({})), /pushErrorScope is undefined, not a function/],
+  ['a device without a queue', adapterWith((d) => Object.defineProperty(d, 'queue', { value: null })), /queue is null, not an object/],
+  ['an adapter without features (a mock)', adapterWith(undefined, (a) => {
+    Object.defineProperty(a, 'features', { value: undefined });
+    return a;
+  }), /features is undefined, not an object/],
   ['onSubmittedWorkDone throwing', adapterWith((d) => {
     d._queue.onSubmittedWorkDone = () => { throw new Error('not now'); };
     return d;

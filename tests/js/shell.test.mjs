@@ -49,7 +49,7 @@ function wasmWith(glue, names) {
   ]);
 }
 
-const EXPORTS = ['probe', 'detect', 'callWith', 'verifySettings', 'withKeptVerdict', 'resolve', 'wasmPreset', 'presets',
+const EXPORTS = ['__backendTargetsFull', 'probe', 'detect', 'callWith', 'verifySettings', 'withKeptVerdict', 'resolve', 'wasmPreset', 'presets',
   'devices', 'providers', 'declaredAvailability', 'parseTarget', 'plan', 'planJson', 'referenceCapsules', 'schema',
   'portableCpu', 'linuxCpu', 'macOSCpu', 'windowsCpu', 'linuxCuda', 'windowsCuda', 'linuxRocm', 'macOSMetal', 'linuxTpu',
   'linuxTrainium', 'customChip', 'external'];
@@ -271,7 +271,7 @@ describe('the full entry (index.js): each call its own, one reader, one bound', 
     const probed = [];
     const verified = [];
     const { entry } = await freshEntry('index.js', { index: fullModule(probed), verified: verifyModule(verified) });
-    serveWasm({ 'verified_bg.wasm': wasmWith('./verified_bg.js', ['probe', 'detect', 'callWith']) });
+    serveWasm({ 'verified_bg.wasm': wasmWith('./verified_bg.js', ['__backendTargetsVerify', 'probe', 'detect', 'callWith']) });
     await entry.default(wasmWith('./backend_targets_bg.js', EXPORTS));
     const [low, high] = await Promise.all([
       entry.detect({ powerPreference: 'low-power', verify: { cache: 'none' } }),
@@ -316,7 +316,7 @@ describe('the full entry (index.js): each call its own, one reader, one bound', 
       index: fullModule(probed, (text, report) => (text === 'readable' ? { ...report, reason: 'verified', cached: true } : undefined)),
       verified: verifyModule(verified),
     });
-    serveWasm({ 'verified_bg.wasm': wasmWith('./verified_bg.js', ['probe', 'detect', 'callWith']) });
+    serveWasm({ 'verified_bg.wasm': wasmWith('./verified_bg.js', ['__backendTargetsVerify', 'probe', 'detect', 'callWith']) });
     const verify = await import(half('verify.js', index));
     await entry.default(wasmWith('./backend_targets_bg.js', EXPORTS));
     const adapter = reportOf({ name: 'default' }).adapter;
@@ -342,7 +342,7 @@ describe('the detect-only entry (detect.js): one bound for the call, the downloa
   test('a held verification answers by the bound through this module\'s probe, with the true reason', async () => {
     const probed = [];
     const { entry } = await freshEntry('detect.js', { detect: { default: async () => ({}), callWith: probingModule(probed) }, verified: verifyModule([]) });
-    serveWasm({ 'verified_bg.wasm': 'held', 'detect_bg.wasm': wasmWith('./detect_bg.js', ['probe', 'detect', 'callWith']) });
+    serveWasm({ 'verified_bg.wasm': 'held', 'detect_bg.wasm': wasmWith('./detect_bg.js', ['__backendTargetsDetect', 'probe', 'detect', 'callWith']) });
     // (Verification options as an object: this entry leaves their reading to
     // a module, so the bound is the whole call's, 1000 + 120 ms; writing the
     // answer after it takes a few ms more.)
@@ -393,7 +393,7 @@ describe('the verification entry (verified.js): its own module had within the bo
   test('the module had: the call is its own (no adapter handed, its bound from the call)', async () => {
     const verified = [];
     const { entry } = await freshEntry('verified.js', { verified: verifyModule(verified) });
-    serveWasm({ 'verified_bg.wasm': wasmWith('./verified_bg.js', ['probe', 'detect', 'callWith']) });
+    serveWasm({ 'verified_bg.wasm': wasmWith('./verified_bg.js', ['__backendTargetsVerify', 'probe', 'detect', 'callWith']) });
     const answer = await entry.detect({ verify: true });
     assert.equal(answer.probe.reason, 'verified');
     assert.deepEqual(verified[0].call, {});
@@ -411,9 +411,12 @@ describe('init() given bytes or another entry\'s module', () => {
     await entry.default(wasmWith('./backend_targets_bg.js', EXPORTS));
   });
 
-  test('another entry\'s module is refused before it is instantiated', async () => {
-    const { entry } = await freshEntry('index.js', { index: fullModule([]) });
-    await assert.rejects(entry.default(wasmWith('./detect_bg.js', EXPORTS)), (error) => error.code === 'invalid-value'
-      && /another entry's/.test(error.message));
+  test('another entry\'s module is refused before it is instantiated, its imports renamed or not', async () => {
+    const { entry } = await freshEntry('verified.js', { verified: verifyModule([]) });
+    const another = (error) => error.code === 'invalid-value' && /not this entry's module \(verified_bg\.wasm\)/.test(error.message);
+    const detectOnly = ['__backendTargetsDetect', 'probe', 'detect', 'callWith'];
+    await assert.rejects(entry.default(wasmWith('./detect_bg.js', detectOnly)), another);
+    await assert.rejects(entry.default(wasmWith('./verified_bg.js', detectOnly)), another, 'imports renamed');
+    await entry.default(wasmWith('./verified_bg.js', ['__backendTargetsVerify', 'probe', 'detect', 'callWith']));
   });
 });

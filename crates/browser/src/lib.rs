@@ -34,3 +34,21 @@ mod verify;
 pub use planning::*;
 #[cfg(browser)]
 pub use probe::*;
+
+/// Which of the package's three modules this is, as an export of its own
+/// name that does nothing: an entry's `init()` refuses a module without its
+/// own (pkg-template/early.js, `checkModule`), whatever that module's
+/// imports are named. The full module (`planner-exports`).
+#[cfg(all(browser, feature = "planner-exports"))]
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = "__backendTargetsFull", skip_typescript)]
+pub fn module_is_full() {}
+
+/// The verification's module (`verify`, without `planner-exports`).
+#[cfg(all(browser, feature = "verify", not(feature = "planner-exports")))]
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = "__backendTargetsVerify", skip_typescript)]
+pub fn module_is_verify() {}
+
+/// The detect-only module (neither feature).
+#[cfg(all(browser, not(feature = "verify"), not(feature = "planner-exports")))]
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = "__backendTargetsDetect", skip_typescript)]
+pub fn module_is_detect() {}

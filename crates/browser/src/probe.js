@@ -334,7 +334,8 @@ export function settle(start, options, began = now()) {
     const run = () => {
       if (done) return;
       starts += 1;
-      if (starts > 4) {
+      // The first start, then one after each end: a fourth start is the third end.
+      if (starts > 3) {
         const error = new Error('[unsupported-platform] at (top level): the module failed three times while this probe waited');
         Object.assign(error, { name: 'BackendTargetsError', code: 'unsupported-platform', path: '' });
         finish(reject)(error);

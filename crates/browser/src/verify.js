@@ -76,6 +76,10 @@ const OTHER_METHODS = ['destroy', 'unmap', 'submit', 'writeBuffer', 'writeTextur
   'setBlendConstant', 'setStencilReference', 'beginOcclusionQuery', 'endOcclusionQuery', 'executeBundles', 'has'];
 const METHODS = new Set([...PROMISE_METHODS, ...OBJECT_METHODS, ...OTHER_METHODS]);
 
+/** WebGPU's members that are objects wgpu calls methods on (a device's
+ *  queue, an adapter's features and limits): anything else is a fault. */
+const OBJECT_MEMBERS = new Set(['queue', 'features', 'limits', 'info']);
+
 /** `GPUAdapterInfo`'s strings: anything else reads as ''. */
 const STRING_MEMBERS = new Set(['vendor', 'architecture', 'device', 'description', 'label']);
 /** A limit (`maxBindGroups`, `minUniformBufferOffsetAlignment`, ...), a
@@ -230,6 +234,13 @@ function membrane(real, faults) {
         };
       }
       if (typeof key === 'string' && STRING_MEMBERS.has(key) && typeof value !== 'string') return '';
+      if (typeof key === 'string' && OBJECT_MEMBERS.has(key) && (value === null || typeof value !== 'object')) {
+        note(faults, 'verify-failed', `${key} is ${kindOf(value)}, not an object`);
+        return INERT;
+      }
+      // A device without a `lost` promise is watched through its calls
+      // alone: one that never settles, for wgpu to chain on.
+      if (key === 'lost' && !isThenable(value, true)) return new Promise(() => {});
       if (typeof key === 'string' && isNumberMember(key) && typeof value !== 'number') {
         note(faults, 'verify-failed', `${key} is ${kindOf(value)}, not a number`);
         return 0;
@@ -360,7 +371,9 @@ function readSafely(object, key) {
 function watchDevice(device, faults) {
   let lost;
   try {
-    lost = new Promise((resolve) => resolve(device.lost));
+    const promised = device.lost;
+    // (A device without a `lost` promise is watched through its calls alone.)
+    if (isThenable(promised, true)) lost = new Promise((resolve) => { resolve(promised); });
   } catch {
     lost = undefined;
   }

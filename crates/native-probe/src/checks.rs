@@ -5,7 +5,9 @@
 use std::time::Instant;
 
 use super::cuda::CudaVersion;
+use super::libraries::LibraryCheck;
 use super::load::LoaderPath;
+use super::runtimes::RuntimeCheck;
 use backend_targets::Target;
 use backend_targets::probe::native::{ChangeAction, CheckReport, NativeChange, NativeCheck, NativeReason, Subject};
 use backend_targets::vocab::{Accelerator, BuildFeature};
@@ -199,7 +201,7 @@ fn decide_one(target: &Target, subject: Subject, row: &Row, reports: &[CheckRepo
 fn row_reason(subject: Subject, reports: &[CheckReport]) -> Option<NativeReason> {
     match row(subject)?.decided_by {
         DecidedBy::Check(check) | DecidedBy::CheckAfter(_, check) => report_of(reports, check).map(|r| r.reason),
-        _ => None,
+        DecidedBy::AcceleratorThen(..) | DecidedBy::WithAccelerator(_) | DecidedBy::NotProbeable(_) => None,
     }
 }
 
@@ -207,15 +209,45 @@ fn row_reason(subject: Subject, reports: &[CheckReport]) -> Option<NativeReason>
 /// relative `LD_LIBRARY_PATH` entry would have found in the working
 /// directory).
 pub(crate) fn bare_names(check: NativeCheck) -> Vec<&'static str> {
+    match runner(check) {
+        Runner::Driver => super::cuda::DRIVER.to_vec(),
+        Runner::Library(library) => super::libraries::candidates(library).iter().map(|c| c.name).collect(),
+        Runner::Runtime(runtime) => super::runtimes::runtime_names(runtime).to_vec(),
+        // The system's framework, by its path: nothing the loader looks for.
+        Runner::Metal => Vec::new(),
+    }
+}
+
+/// How this probe runs a check: the driver's, a library's or a runtime's
+/// check, or Metal's. Every check the core names is matched here, with no
+/// catch-all (the core's [`NativeCheck`] is exhaustive): a check added there
+/// is a compile error here, then in its kind's own matches (its files, its
+/// first call: `libraries`, `runtimes`), and [`run`] and [`bare_names`]
+/// follow from this one answer. ARCHITECTURE.md, "Adding a native check".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Runner {
+    /// The CUDA driver (`cuda`).
+    Driver,
+    /// A library loaded and asked a first question (`libraries`).
+    Library(LibraryCheck),
+    /// A vendor runtime and its devices (`runtimes`).
+    Runtime(RuntimeCheck),
+    /// A default Metal device (`metal`).
+    Metal,
+}
+
+/// How this probe runs `check`.
+pub(crate) const fn runner(check: NativeCheck) -> Runner {
     match check {
-        NativeCheck::Cuda => super::cuda::DRIVER.to_vec(),
-        NativeCheck::CuBlas | NativeCheck::CuFft | NativeCheck::CuDnn | NativeCheck::LibTorch => {
-            super::libraries::candidates(check).iter().map(|c| c.name).collect()
-        }
-        NativeCheck::Rocm | NativeCheck::Tpu | NativeCheck::Neuron => super::runtimes::runtime_names(check).to_vec(),
-        // Metal, or a check the core names that this probe does not run (the
-        // vocabulary may grow first): nothing the loader looks for.
-        _ => Vec::new(),
+        NativeCheck::Cuda => Runner::Driver,
+        NativeCheck::CuBlas => Runner::Library(LibraryCheck::CuBlas),
+        NativeCheck::CuFft => Runner::Library(LibraryCheck::CuFft),
+        NativeCheck::CuDnn => Runner::Library(LibraryCheck::CuDnn),
+        NativeCheck::LibTorch => Runner::Library(LibraryCheck::LibTorch),
+        NativeCheck::Rocm => Runner::Runtime(RuntimeCheck::Rocm),
+        NativeCheck::Tpu => Runner::Runtime(RuntimeCheck::Tpu),
+        NativeCheck::Neuron => Runner::Runtime(RuntimeCheck::Neuron),
+        NativeCheck::Metal => Runner::Metal,
     }
 }
 
@@ -259,24 +291,19 @@ impl Context {
 pub(crate) unsafe fn run(check: NativeCheck, context: &Context) -> CheckReport {
     let start = Instant::now();
     let search = &context.search;
-    let mut report = match check {
+    let mut report = match runner(check) {
         // SAFETY: forwarded: each check's contract is this function's.
-        NativeCheck::Cuda => unsafe { super::cuda::check(search) },
-        NativeCheck::CuBlas | NativeCheck::CuFft | NativeCheck::CuDnn | NativeCheck::LibTorch => {
-            // SAFETY: forwarded, as above.
-            unsafe { super::libraries::check(check, context.driver, search) }
-        }
+        Runner::Driver => unsafe { super::cuda::check(search) },
         // SAFETY: forwarded, as above.
-        NativeCheck::Rocm => unsafe { super::runtimes::rocm(search) },
+        Runner::Library(library) => unsafe { super::libraries::check(library, context.driver, search) },
         // SAFETY: forwarded, as above.
-        NativeCheck::Metal => unsafe { super::metal::check() },
+        Runner::Runtime(RuntimeCheck::Rocm) => unsafe { super::runtimes::rocm(search) },
         // SAFETY: forwarded, as above.
-        NativeCheck::Tpu => unsafe { super::runtimes::tpu(search) },
+        Runner::Runtime(RuntimeCheck::Tpu) => unsafe { super::runtimes::tpu(search) },
         // SAFETY: forwarded, as above.
-        NativeCheck::Neuron => unsafe { super::runtimes::neuron(search) },
-        // A check the core names that this probe does not run (the vocabulary
-        // may grow first): said so, never guessed.
-        _ => CheckReport::new(check, NativeReason::NotProbeable, format!("this probe has no {check} check")),
+        Runner::Runtime(RuntimeCheck::Neuron) => unsafe { super::runtimes::neuron(search) },
+        // SAFETY: forwarded, as above.
+        Runner::Metal => unsafe { super::metal::check() },
     };
     report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
     report
@@ -285,6 +312,27 @@ pub(crate) unsafe fn run(check: NativeCheck, context: &Context) -> CheckReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every check the core names has one runner, which names it back, and
+    /// the loader's bare names are its kind's files.
+    #[test]
+    fn every_check_is_run_as_its_kind_and_named_back() {
+        for &check in NativeCheck::ALL {
+            let named = match runner(check) {
+                Runner::Driver => NativeCheck::Cuda,
+                Runner::Library(library) => library.check(),
+                Runner::Runtime(runtime) => runtime.check(),
+                Runner::Metal => NativeCheck::Metal,
+            };
+            assert_eq!(named, check);
+            let names = bare_names(check);
+            match runner(check) {
+                Runner::Metal => assert!(names.is_empty()),
+                _ if cfg!(target_os = "linux") => assert!(!names.is_empty(), "{check}: no file to look for"),
+                _ => {}
+            }
+        }
+    }
 
     #[test]
     fn the_table_has_one_row_per_accelerator_and_feature() {

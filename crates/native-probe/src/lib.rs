@@ -246,7 +246,7 @@ fn row_check(row: &checks::Row) -> Option<NativeCheck> {
         checks::DecidedBy::Check(check)
         | checks::DecidedBy::AcceleratorThen(_, check)
         | checks::DecidedBy::CheckAfter(_, check) => Some(check),
-        _ => None,
+        checks::DecidedBy::WithAccelerator(_) | checks::DecidedBy::NotProbeable(_) => None,
     }
 }
 

@@ -35,41 +35,67 @@ const fn any_cuda(name: &'static str) -> Candidate {
     Candidate { name, cuda_major: None }
 }
 
-/// The files each library check tries on this platform, newest first
-/// (cuFFT's major is one behind CUDA's: cuFFT 11 ships with CUDA 12,
-/// cuFFT 12 with CUDA 13).
-#[cfg(all(unix, not(target_os = "macos")))]
-const CANDIDATES: &[(NativeCheck, &[Candidate])] = &[
-    (
-        NativeCheck::CuBlas,
-        &[candidate("libcublas.so.13", 13), candidate("libcublas.so.12", 12), candidate("libcublas.so.11", 11)],
-    ),
-    (
-        NativeCheck::CuFft,
-        &[candidate("libcufft.so.12", 13), candidate("libcufft.so.11", 12), candidate("libcufft.so.10", 11)],
-    ),
-    (NativeCheck::CuDnn, &[any_cuda("libcudnn.so.9"), any_cuda("libcudnn.so.8")]),
-    (NativeCheck::LibTorch, &[any_cuda("libtorch.so")]),
-];
-#[cfg(target_os = "macos")]
-const CANDIDATES: &[(NativeCheck, &[Candidate])] = &[(NativeCheck::LibTorch, &[any_cuda("libtorch.dylib")])];
-#[cfg(windows)]
-const CANDIDATES: &[(NativeCheck, &[Candidate])] = &[
-    (
-        NativeCheck::CuBlas,
-        &[candidate("cublas64_13.dll", 13), candidate("cublas64_12.dll", 12), candidate("cublas64_11.dll", 11)],
-    ),
-    (
-        NativeCheck::CuFft,
-        &[candidate("cufft64_12.dll", 13), candidate("cufft64_11.dll", 12), candidate("cufft64_10.dll", 11)],
-    ),
-    (NativeCheck::CuDnn, &[any_cuda("cudnn64_9.dll"), any_cuda("cudnn64_8.dll")]),
-    (NativeCheck::LibTorch, &[any_cuda("torch.dll")]),
-];
+/// The checks that load a vendor library and ask it a first question: each
+/// match over them is exhaustive, so that a library check added to
+/// [`checks::runner`](crate::checks::runner) is a compile error here until it
+/// has its files and its question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LibraryCheck {
+    CuBlas,
+    CuFft,
+    CuDnn,
+    LibTorch,
+}
 
-/// The files a library check tries, newest first.
-pub(crate) fn candidates(check: NativeCheck) -> &'static [Candidate] {
-    CANDIDATES.iter().find(|(c, _)| *c == check).map_or(&[], |(_, list)| list)
+impl LibraryCheck {
+    /// The core's name of the check.
+    pub(crate) const fn check(self) -> NativeCheck {
+        match self {
+            Self::CuBlas => NativeCheck::CuBlas,
+            Self::CuFft => NativeCheck::CuFft,
+            Self::CuDnn => NativeCheck::CuDnn,
+            Self::LibTorch => NativeCheck::LibTorch,
+        }
+    }
+}
+
+/// The files a library check tries on this platform, newest first (cuFFT's
+/// major is one behind CUDA's: cuFFT 11 ships with CUDA 12, cuFFT 12 with
+/// CUDA 13).
+#[cfg(all(unix, not(target_os = "macos")))]
+pub(crate) const fn candidates(library: LibraryCheck) -> &'static [Candidate] {
+    match library {
+        LibraryCheck::CuBlas => const {
+            &[candidate("libcublas.so.13", 13), candidate("libcublas.so.12", 12), candidate("libcublas.so.11", 11)]
+        }
+        LibraryCheck::CuFft => const {
+            &[candidate("libcufft.so.12", 13), candidate("libcufft.so.11", 12), candidate("libcufft.so.10", 11)]
+        }
+        LibraryCheck::CuDnn => const { &[any_cuda("libcudnn.so.9"), any_cuda("libcudnn.so.8")] },
+        LibraryCheck::LibTorch => const { &[any_cuda("libtorch.so")] },
+    }
+}
+/// The files a library check tries on macOS (no CUDA there).
+#[cfg(target_os = "macos")]
+pub(crate) const fn candidates(library: LibraryCheck) -> &'static [Candidate] {
+    match library {
+        LibraryCheck::LibTorch => const { &[any_cuda("libtorch.dylib")] },
+        LibraryCheck::CuBlas | LibraryCheck::CuFft | LibraryCheck::CuDnn => &[],
+    }
+}
+/// The files a library check tries on Windows, newest first.
+#[cfg(windows)]
+pub(crate) const fn candidates(library: LibraryCheck) -> &'static [Candidate] {
+    match library {
+        LibraryCheck::CuBlas => const {
+            &[candidate("cublas64_13.dll", 13), candidate("cublas64_12.dll", 12), candidate("cublas64_11.dll", 11)]
+        }
+        LibraryCheck::CuFft => const {
+            &[candidate("cufft64_12.dll", 13), candidate("cufft64_11.dll", 12), candidate("cufft64_10.dll", 11)]
+        }
+        LibraryCheck::CuDnn => const { &[any_cuda("cudnn64_9.dll"), any_cuda("cudnn64_8.dll")] },
+        LibraryCheck::LibTorch => const { &[any_cuda("torch.dll")] },
+    }
 }
 
 /// The sub-libraries cuDNN 9's `libcudnn.so.9` (a shim) loads on its first
@@ -100,15 +126,16 @@ enum Tried {
 ///
 /// Loads the check's candidate libraries into this process, where their initialisers run: the caller must
 /// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
-pub(crate) unsafe fn check(check: NativeCheck, driver: Option<CudaVersion>, search: &LoaderPath) -> CheckReport {
+pub(crate) unsafe fn check(library: LibraryCheck, driver: Option<CudaVersion>, search: &LoaderPath) -> CheckReport {
+    let check = library.check();
     let mut names: Vec<(OsString, Option<u32>)> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
-    if check == NativeCheck::LibTorch {
+    if library == LibraryCheck::LibTorch {
         let (first, note) = libtorch_first();
         names.extend(first.map(|path| (path.into_os_string(), None)));
         notes.extend(note);
     }
-    names.extend(candidates(check).iter().map(|c| (OsString::from(c.name), c.cuda_major)));
+    names.extend(candidates(library).iter().map(|c| (OsString::from(c.name), c.cuda_major)));
     let mut too_new: Vec<(String, u32)> = Vec::new();
     let mut unusable: Vec<String> = Vec::new();
     let mut not_found: Vec<String> = Vec::new();
@@ -116,7 +143,7 @@ pub(crate) unsafe fn check(check: NativeCheck, driver: Option<CudaVersion>, sear
     for (name, major) in &names {
         let shown = name.to_string_lossy().into_owned();
         // SAFETY: forwarded: this function's contract is `try_one`'s.
-        match unsafe { try_one(check, name, *major, driver, search, &mut opened) } {
+        match unsafe { try_one(library, name, *major, driver, search, &mut opened) } {
             Tried::Usable(mut report) => {
                 let mut passed = Vec::new();
                 passed.extend(too_new.iter().map(|(n, m)| format!("{n} needs a CUDA {m} driver")));
@@ -189,7 +216,7 @@ pub(crate) unsafe fn check(check: NativeCheck, driver: Option<CudaVersion>, sear
 /// Loads the candidate (and, for cuDNN, its parts) into this process, where their initialisers run: the caller must
 /// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
 unsafe fn try_one(
-    check: NativeCheck,
+    library_check: LibraryCheck,
     name: &OsString,
     major_by_name: Option<u32>,
     driver: Option<CudaVersion>,
@@ -215,7 +242,7 @@ unsafe fn try_one(
         return Tried::TooNew(asked, major);
     }
     // SAFETY: forwarded: this function's contract is `first_call`'s.
-    let answer = unsafe { first_call(check, &library, &loaded_as, search) };
+    let answer = unsafe { first_call(library_check, &library, &loaded_as, search) };
     // Stay loaded: the process ends soon, and a caller probing on a thread
     // is about to use it.
     std::mem::forget(library);
@@ -231,6 +258,7 @@ unsafe fn try_one(
     }
     let version = answer.version.as_deref().map(|v| format!(" {v}")).unwrap_or_default();
     let built = cuda_major.map(|m| format!(", built for CUDA {m}")).unwrap_or_default();
+    let check = library_check.check();
     let mut report = CheckReport::new(
         check,
         NativeReason::LibraryAvailable,
@@ -291,23 +319,22 @@ fn cudart_major(library: &Library, entry: &str) -> Option<u32> {
 /// May load cuDNN's parts ([`cudnn`]) into this process, where their initialisers run: the caller must
 /// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
 unsafe fn first_call(
-    check: NativeCheck,
+    check: LibraryCheck,
     library: &Library,
     loaded_as: &Path,
     search: &LoaderPath,
 ) -> Result<Answer, String> {
     match check {
-        NativeCheck::CuBlas => Ok(Answer {
+        LibraryCheck::CuBlas => Ok(Answer {
             version: Some(property_version(library, "cublasGetProperty")?),
             cuda_major: cudart_major(library, "cublasGetCudartVersion"),
         }),
-        NativeCheck::CuFft => {
+        LibraryCheck::CuFft => {
             Ok(Answer { version: Some(property_version(library, "cufftGetProperty")?), cuda_major: None })
         }
         // SAFETY: forwarded: this function's contract is `cudnn`'s.
-        NativeCheck::CuDnn => unsafe { cudnn(library, loaded_as, search) },
-        NativeCheck::LibTorch => libtorch(library),
-        _ => Err("is not a library check".into()),
+        LibraryCheck::CuDnn => unsafe { cudnn(library, loaded_as, search) },
+        LibraryCheck::LibTorch => libtorch(library),
     }
 }
 
@@ -397,7 +424,7 @@ fn libtorch_cuda_major() -> Option<u32> {
 /// the active Python environment's `torch/lib/libtorch.so`; and a note when
 /// a value is not used.
 fn libtorch_first() -> (Option<PathBuf>, Option<String>) {
-    let file = candidates(NativeCheck::LibTorch).first().map_or("libtorch.so", |c| c.name);
+    let file = candidates(LibraryCheck::LibTorch).first().map_or("libtorch.so", |c| c.name);
     if let Some(root) = std::env::var_os("LIBTORCH").filter(|v| !v.is_empty()) {
         let root = PathBuf::from(root);
         if !root.is_absolute() {

@@ -12,22 +12,45 @@ use super::cuda::{MAX_LISTED_DEVICES, NAME_BUFFER};
 use super::load::{Loaded, LoaderPath, open_first, returned_text, symbol, text_in};
 use backend_targets::probe::native::{CheckReport, HostDevice, NativeCheck, NativeReason};
 
-/// The file names a runtime check tries, newest major first.
-pub(crate) fn runtime_names(check: NativeCheck) -> &'static [&'static str] {
-    use NativeCheck::*;
+/// The checks of a vendor runtime with devices: each match over them is
+/// exhaustive, so that a runtime check added to
+/// [`checks::runner`](crate::checks::runner) is a compile error here until it
+/// has its files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RuntimeCheck {
+    Rocm,
+    Tpu,
+    Neuron,
+}
+
+impl RuntimeCheck {
+    /// The core's name of the check.
+    pub(crate) const fn check(self) -> NativeCheck {
+        match self {
+            Self::Rocm => NativeCheck::Rocm,
+            Self::Tpu => NativeCheck::Tpu,
+            Self::Neuron => NativeCheck::Neuron,
+        }
+    }
+}
+
+/// The file names a runtime check tries, newest major first (none where the
+/// vendor ships no runtime for this platform).
+pub(crate) const fn runtime_names(runtime: RuntimeCheck) -> &'static [&'static str] {
     if cfg!(windows) {
-        match check {
-            Rocm => &["amdhip64_7.dll", "amdhip64_6.dll", "amdhip64.dll"],
-            _ => &[],
+        match runtime {
+            RuntimeCheck::Rocm => &["amdhip64_7.dll", "amdhip64_6.dll", "amdhip64.dll"],
+            RuntimeCheck::Tpu | RuntimeCheck::Neuron => &[],
         }
     } else if cfg!(target_os = "macos") {
-        &[]
+        match runtime {
+            RuntimeCheck::Rocm | RuntimeCheck::Tpu | RuntimeCheck::Neuron => &[],
+        }
     } else {
-        match check {
-            Rocm => &["libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"],
-            Tpu => &["libtpu.so"],
-            Neuron => &["libnrt.so.1", "libnrt.so"],
-            _ => &[],
+        match runtime {
+            RuntimeCheck::Rocm => &["libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"],
+            RuntimeCheck::Tpu => &["libtpu.so"],
+            RuntimeCheck::Neuron => &["libnrt.so.1", "libnrt.so"],
         }
     }
 }
@@ -35,14 +58,14 @@ pub(crate) fn runtime_names(check: NativeCheck) -> &'static [&'static str] {
 /// Where a runtime check looks: `TPU_LIBRARY_PATH` first for libtpu (the
 /// path of libtpu.so itself, as JAX reads it; an absolute one only), then
 /// the loader's search.
-fn runtime_candidates(check: NativeCheck) -> Vec<OsString> {
+fn runtime_candidates(runtime: RuntimeCheck) -> Vec<OsString> {
     let mut list = Vec::new();
-    if check == NativeCheck::Tpu
+    if runtime == RuntimeCheck::Tpu
         && let Some(path) = std::env::var_os("TPU_LIBRARY_PATH").filter(|v| Path::new(v).is_absolute())
     {
         list.push(path);
     }
-    list.extend(runtime_names(check).iter().map(OsString::from));
+    list.extend(runtime_names(runtime).iter().map(OsString::from));
     list
 }
 
@@ -173,9 +196,9 @@ impl Hip {
 /// Loads the HIP runtime into this process, where their initialisers run: the caller must
 /// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
 pub(crate) unsafe fn rocm(search: &LoaderPath) -> CheckReport {
-    let check = NativeCheck::Rocm;
+    let check = RuntimeCheck::Rocm.check();
     // SAFETY: forwarded: this function's contract is `open_first`'s.
-    let Loaded { library, path, name, .. } = match unsafe { open_first(&runtime_candidates(check), search) } {
+    let Loaded { library, path, name, .. } = match unsafe { open_first(&runtime_candidates(RuntimeCheck::Rocm), search) } {
         Ok(loaded) => loaded,
         Err(message) => {
             let message = format!("the HIP runtime did not load: {message}");
@@ -238,7 +261,7 @@ pub(crate) unsafe fn tpu(search: &LoaderPath) -> CheckReport {
     let mut nodes = device_nodes(Path::new("/dev"), &["accel"]);
     nodes.extend(device_nodes(Path::new("/dev/vfio"), &[""]));
     // SAFETY: forwarded: this function's contract is `node_and_library`'s.
-    unsafe { node_and_library(NativeCheck::Tpu, nodes, "no TPU device node (/dev/accel*, /dev/vfio/N)", search) }
+    unsafe { node_and_library(RuntimeCheck::Tpu, nodes, "no TPU device node (/dev/accel*, /dev/vfio/N)", search) }
 }
 
 /// Neuron: a device node (`/dev/neuron*`), then the Neuron runtime loads.
@@ -250,7 +273,7 @@ pub(crate) unsafe fn tpu(search: &LoaderPath) -> CheckReport {
 pub(crate) unsafe fn neuron(search: &LoaderPath) -> CheckReport {
     let nodes = device_nodes(Path::new("/dev"), &["neuron"]);
     // SAFETY: forwarded: this function's contract is `node_and_library`'s.
-    unsafe { node_and_library(NativeCheck::Neuron, nodes, "no Neuron device node (/dev/neuron*)", search) }
+    unsafe { node_and_library(RuntimeCheck::Neuron, nodes, "no Neuron device node (/dev/neuron*)", search) }
 }
 
 /// The device nodes, then the runtime's library, which loads where there are nodes.
@@ -259,12 +282,18 @@ pub(crate) unsafe fn neuron(search: &LoaderPath) -> CheckReport {
 ///
 /// Loads the runtime's library into this process, where their initialisers run: the caller must
 /// ensure this process may suffer what they do ([`load::open`](crate::load::open)'s contract).
-unsafe fn node_and_library(check: NativeCheck, nodes: Vec<String>, missing: &str, search: &LoaderPath) -> CheckReport {
+unsafe fn node_and_library(
+    runtime: RuntimeCheck,
+    nodes: Vec<String>,
+    missing: &str,
+    search: &LoaderPath,
+) -> CheckReport {
+    let check = runtime.check();
     if nodes.is_empty() {
         return CheckReport::new(check, NativeReason::NoDevice, missing);
     }
     // SAFETY: forwarded: this function's contract is `open_first`'s.
-    let mut report = match unsafe { open_first(&runtime_candidates(check), search) } {
+    let mut report = match unsafe { open_first(&runtime_candidates(runtime), search) } {
         Ok(Loaded { library, path, name, .. }) => {
             std::mem::forget(library);
             let message = format!("{} device node(s) and the runtime from {path}", nodes.len());
