@@ -189,10 +189,11 @@ async function answer(options, which) {
     // adapter answered): it answers if the verification's cannot be had.
     ready = initDetect();
     ready.catch(() => {}); // its failure is answered below, if it is needed
-    // The budget counts from the probe's answer where it is in (the
-    // verification's module takes it), else from the end of the bound.
+    // Had within the call's bound (the verification's budget counts from
+    // the probe's answer, where it is in: a module that arrives after it
+    // answers `verify-timeout` itself).
     const probedAt = asked.request === undefined ? undefined : now();
-    const had = await verifierBy(verification, probedAt === undefined ? deadline : probedAt + budgetMs);
+    const had = await verifierBy(verification, deadline);
     if (had.verifier !== undefined) {
       if (asked.request !== undefined) forgetEarly(asked.request);
       return had.verifier.afterProbe(which, options, { adapter: asked.request, began, probedAt });

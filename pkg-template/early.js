@@ -381,6 +381,9 @@ export async function verifierBy(load, deadline) {
   const allowed = Math.round(Math.max(0, deadline - now()));
   const had = byDeadline((async () => {
     const verifier = await load();
+    // Before any of its timers runs: it makes no adapter request of its own
+    // (this call hands it one).
+    verifier.taken?.();
     await verifier.default();
     return verifier;
   })(), deadline);

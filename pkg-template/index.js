@@ -118,7 +118,9 @@ async function verifyingCall(options, answer, began) {
   // An adapter that was asked for a device (`verifyDevice`) gives no other:
   // the verification module asks for its own.
   const adapter = read.verifyDevice ? undefined : request;
-  const had = await verifierBy(verification, probedAt + read.verify.budgetMs);
+  // Had within the call's bound: one that arrives after the budget (counted
+  // from the probe's answer) answers `verify-timeout` itself.
+  const had = await verifierBy(verification, began + read.timeoutMs + read.verify.budgetMs);
   if (had.cause !== undefined) {
     // Its probe takes this call's adapter request, which has answered: it
     // counts from now, so that a bound spent on the download is no timeout.

@@ -91,6 +91,13 @@ export function afterProbe(answer, options, handoff) {
   return sharedAfterProbe(options, answer, handoff.began, handoff);
 }
 
+/** What another entry calls as soon as it has loaded this one (before any
+ *  timer runs), to hand it its adapter requests: this module makes no early
+ *  request of its own. Not part of the package's API. */
+export function taken() {
+  handing = true;
+}
+
 /** `afterProbe`, concurrent identical calls (from other entries' concurrent
  *  calls) sharing one verification. */
 const sharedAfterProbe = sharing(async (options, answer, began, handoff) => {

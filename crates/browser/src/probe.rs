@@ -513,7 +513,7 @@ pub fn resolve(
 
 /// What the options ask of a verification, read by the strict reader as
 /// [`probe()`] reads them (the same errors), defaults filled in:
-/// `{ verify: { budgetMs, precision, cache }, verifyDevice }`, or `undefined`
+/// `{ verify: { budgetMs, precision, cache }, verifyDevice, timeoutMs }`, or `undefined`
 /// when they ask for none. The full package's entry asks this before it
 /// looks up a kept verdict (pkg-template/index.js), so that it judges no
 /// option itself.
@@ -524,9 +524,10 @@ pub fn verify_settings(options: JsValue) -> Result<JsValue, JsValue> {
     Ok(match &options.verify {
         None => JsValue::UNDEFINED,
         Some(verify) => to_js(&format!(
-            "{{\"verify\":{},\"verifyDevice\":{}}}",
+            "{{\"verify\":{},\"verifyDevice\":{},\"timeoutMs\":{}}}",
             backend_targets::json::to_json(verify),
-            options.verify_device
+            options.verify_device,
+            options.timeout_ms
         )),
     })
 }
