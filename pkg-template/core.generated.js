@@ -1,5 +1,5 @@
 // Generated from the core (src/probe/web.rs, `Unreached`) by tests/generated_js.rs:
-// do not edit; `UPDATE_GENERATED=1 cargo test --test generated_js` writes it again.
+// do not edit; `cargo xtask gen` writes it again.
 
 /** `probe()`'s `timeoutMs` when not given. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 2000;

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent set-up on a fresh machine (Rust 1.95 via rustup, node 20, npm,
 # python3, Debian apt): installs only what is missing, in parallel, once.
+#   scripts/setup.sh          everything
+#   scripts/setup.sh quick    what `cargo xtask quick` needs (rustup targets and
+#                             components, tests/js/node_modules)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/versions.sh
@@ -22,6 +25,23 @@ components=$(rustup component list --installed)
 for c in rustfmt clippy; do
   grep -q "^$c" <<<"$components" || rustup component add "$c"
 done
+
+step "npm tooling (tests/js)"
+stamp=tests/js/node_modules/.package-lock.json
+if [ -f "$stamp" ] && [ "$stamp" -nt tests/js/package-lock.json ]; then
+  echo "node_modules up to date"
+else
+  # onnxruntime-node (a dependency of @huggingface/transformers, for Node
+  # only: tests/js/transformers.test.mjs runs it in the browser) has a
+  # postinstall that on Linux x64 downloads ONNX Runtime's CUDA provider from
+  # NuGet, out of reach here: skipped (its own setting).
+  (cd tests/js && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# `scripts/setup.sh quick`: only what `cargo xtask quick` needs (the targets and
+# components above, node_modules); scripts/test.sh runs the quick gates while
+# the rest installs.
+if [ "${1:-}" = quick ]; then exit 0; fi
 
 # cargo-fuzz's nightly (scripts/fuzz.sh), pinned by date (scripts/versions.sh).
 if [ -n "$(fuzz_toolchain)" ]; then
@@ -103,18 +123,6 @@ else
 fi
 if [ ${#packages[@]} -gt 0 ]; then
   background debian bash -c "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${packages[*]}"
-fi
-
-step "npm tooling (tests/js)"
-stamp=tests/js/node_modules/.package-lock.json
-if [ -f "$stamp" ] && [ "$stamp" -nt tests/js/package-lock.json ]; then
-  echo "node_modules up to date"
-else
-  # onnxruntime-node (a dependency of @huggingface/transformers, for Node
-  # only: tests/js/transformers.test.mjs runs it in the browser) has a
-  # postinstall that on Linux x64 downloads ONNX Runtime's CUDA provider from
-  # NuGet, out of reach here: skipped (its own setting).
-  (cd tests/js && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 failed=0

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Set-up, the formatting and lint gates, build, then every test:
+# Set-up, then the quick gates (`cargo xtask quick`: rustfmt, the JS shell's
+# unit tests on the source, oxlint, native clippy, the core's tests but its
+# long oracle), so that a break shows in minutes; then the other lint gates,
+# the build and every other test:
 #   native Rust: unit, integration (core, probe, CLI goldens, malformed corpus,
 #     the native probe against stand-in libraries), property tests, schemas,
 #     the library's own rules (no process-wide effect, no import circle, the
@@ -23,13 +26,29 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 start=$(date +%s)
-scripts/setup.sh
+# What the quick gates need first; the rest of the set-up (cargo tools,
+# Debian packages, the fuzzing nightly) meanwhile, in the background.
+scripts/setup.sh quick
+mkdir -p .tools/logs
+scripts/setup.sh >.tools/logs/setup.log 2>&1 &
+setup_pid=$!
+trap 'kill "$setup_pid" 2>/dev/null || true' EXIT
 
-echo "== formatting and lints (rustfmt, clippy: native, WASI, browser, detect-only, macOS, Windows, the wasi:http component)"
-cargo fmt --check
+echo "== the quick gates (cargo xtask quick), $(( $(date +%s) - start ))s after the start"
+cargo xtask quick
+
+echo "== the rest of the set-up (scripts/setup.sh, started with the quick gates)"
+if ! wait "$setup_pid"; then
+  cat .tools/logs/setup.log
+  echo "scripts/setup.sh failed" >&2
+  exit 1
+fi
+tail -n 20 .tools/logs/setup.log
+trap - EXIT
+
+echo "== formatting and lints (rustfmt, clippy: WASI, browser, detect-only, macOS, Windows, the wasi:http component)"
 (cd fuzz && cargo fmt --check)
 (cd http && cargo fmt --check)
-cargo clippy --all-targets --features schema -- -D warnings
 cargo clippy --all-targets --target wasm32-wasip1 -- -D warnings
 # The browser module (crates/browser, with its tests), its three feature sets,
 # and the core as it builds it (its own tests are native: proptest's RNG has no
@@ -57,14 +76,15 @@ scripts/build.sh
 
 echo "== the hand-written JS: type check (tsc, checkJs: tsconfig.json) and lint (oxlint)"
 tests/js/node_modules/.bin/tsc -p tsconfig.json
-tests/js/node_modules/.bin/oxlint --deny-warnings --ignore-pattern 'www/onnx/ort/**' pkg-template crates/browser/src tests/js/*.mjs scripts/*.mjs bench www
+tests/js/node_modules/.bin/oxlint --deny-warnings --ignore-pattern 'www/onnx/ort/**' pkg-template crates/browser/src tests/js scripts/*.mjs bench www
 
 echo "== size budgets (tests/js/sizes.test.mjs; again in the Node suites below)"
 node --test tests/js/sizes.test.mjs
 
-echo "== native Rust tests"
+echo "== native Rust tests (the core's but its long oracle ran in the quick gates)"
 # The dev profile: release sets panic = "abort", which test harnesses cannot link.
-cargo test --features schema
+cargo test -p backend-targets --features schema strict_reader_oracle
+cargo test --features backend-targets/schema -p backend-targets-native-probe -p backend-targets-cli -p xtask
 # The service's routes and answers (http/src/service.rs), natively.
 cargo test --manifest-path http/Cargo.toml
 

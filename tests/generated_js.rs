@@ -2,8 +2,8 @@
 //! without the module (the answers a probe reaches before any adapter
 //! exists, and `probe()`'s default bound), generated from the core so that
 //! no sentence of it is copied by hand into JS. The test fails when the
-//! committed file is not what the core generates; run it with
-//! `UPDATE_GENERATED=1` to write it. It also fails when a hand-written JS
+//! committed file is not what the core generates; `cargo xtask gen`
+//! (`UPDATE_GENERATED=1`) writes it. It also fails when a hand-written JS
 //! file of the package repeats one of the core's sentences.
 
 use std::path::Path;
@@ -20,7 +20,7 @@ const GENERATED: &str = "pkg-template/core.generated.js";
 fn generated() -> String {
     let mut text = String::from(
         "// Generated from the core (src/probe/web.rs, `Unreached`) by tests/generated_js.rs:\n\
-         // do not edit; `UPDATE_GENERATED=1 cargo test --test generated_js` writes it again.\n\n",
+         // do not edit; `cargo xtask gen` writes it again.\n\n",
     );
     text.push_str("/** `probe()`'s `timeoutMs` when not given. */\n");
     text.push_str(&format!("export const DEFAULT_PROBE_TIMEOUT_MS = {DEFAULT_PROBE_TIMEOUT_MS};\n\n"));
@@ -59,10 +59,7 @@ fn the_generated_js_is_the_cores() {
         std::fs::write(&path, &expected).unwrap();
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == expected,
-        "{GENERATED} is stale: run `UPDATE_GENERATED=1 cargo test --test generated_js`\n--- generated:\n{expected}"
-    );
+    assert!(committed == expected, "{GENERATED} is stale: run `cargo xtask gen`\n--- generated:\n{expected}");
 }
 
 /// Every row's sentence says the bound where the module writes it, or

@@ -1,8 +1,8 @@
 //! The committed `schemas/defs.json` is exactly what schemars generates from
 //! the Rust types, and every form's schema refers into it. The first needs
 //! schemars: run with `--features schema` (scripts/test.sh does; a plain
-//! `cargo test` lists it as ignored, saying so); set `UPDATE_SCHEMAS=1` to
-//! rewrite it after changing a type. The second runs with the feature
+//! `cargo test` lists it as ignored, saying so); `cargo xtask gen`
+//! (`UPDATE_GENERATED=1`) rewrites it after changing a type. The second runs with the feature
 //! `native-forms` (a default one; the browser module serves no native-only
 //! form).
 #![cfg(feature = "native-forms")]
@@ -18,10 +18,10 @@ fn committed() -> String {
 #[cfg(feature = "schema")]
 fn committed_definitions_match_the_rust_types() {
     let generated = SchemaName::generate_definitions();
-    if std::env::var_os("UPDATE_SCHEMAS").is_some() {
+    if std::env::var_os("UPDATE_GENERATED").is_some() {
         std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas/defs.json"), &generated).unwrap();
     } else {
-        assert!(generated == committed(), "schemas/defs.json is stale: rerun with UPDATE_SCHEMAS=1");
+        assert!(generated == committed(), "schemas/defs.json is stale: run `cargo xtask gen`");
     }
 }
 

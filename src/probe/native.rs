@@ -137,9 +137,10 @@ spelled_enum! {
 }
 
 spelled_enum! {
-    /// One check of the host; several table rows may share one. Exhaustive:
-    /// the native probe matches every check with no catch-all, so that a
-    /// check added here is a compile error wherever it must be run or named.
+    // Exhaustive (no `#[non_exhaustive]`): the native probe matches every
+    // check with no catch-all, so that a check added here is a compile error
+    // wherever it must be run or named (ARCHITECTURE.md, "Adding a native check").
+    /// One check of the host; several table rows may share one.
     pub enum NativeCheck {
         /// The CUDA driver: `libcuda.so.1` (`nvcuda.dll`), `cuInit`, devices.
         Cuda = "cuda",

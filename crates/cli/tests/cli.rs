@@ -1,7 +1,8 @@
 //! The command's golden outputs (`tests/vectors/cli.json` → `tests/vectors/cli/*.out`)
 //! and the malformed-input corpus (`tests/vectors/malformed.json`), through the
 //! native binary. The same files are replayed under wasmtime and `node:wasi`
-//! by `tests/js/wasi.test.mjs`. Set `UPDATE_GOLDEN=1` to rewrite the goldens.
+//! by `tests/js/wasi.test.mjs`. `cargo xtask gen` (`UPDATE_GENERATED=1`) rewrites the goldens and
+//! the README's table of what to do.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -45,7 +46,7 @@ fn load(name: &str) -> Vec<Value> {
 
 #[test]
 fn golden_outputs() {
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let update = std::env::var_os("UPDATE_GENERATED").is_some();
     let golden_dir = vectors().join("cli");
     std::fs::create_dir_all(&golden_dir).unwrap();
     let cases = load("cli.json");
@@ -389,8 +390,23 @@ fn the_readme_says_what_to_do_about_every_native_reason() {
     use backend_targets::probe::native::NativeReason;
     let table = NativeReason::what_to_do_markdown();
     assert_eq!(table.lines().count(), NativeReason::ALL.len() + 2);
-    let readme = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
-    assert!(readme.contains(&table), "README.md lacks the table; paste `what_to_do_markdown()`:\n{table}");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    if std::env::var_os("UPDATE_GENERATED").is_some() && !readme.contains(&table) {
+        std::fs::write(&path, with_table(&readme, &table)).unwrap();
+        return;
+    }
+    assert!(readme.contains(&table), "README.md's table of what to do is stale: run `cargo xtask gen`:\n{table}");
+}
+
+/// `document` with the Markdown table whose header row is `table`'s first
+/// line replaced by `table` (the rows up to the first line that is not one).
+fn with_table(document: &str, table: &str) -> String {
+    let header = table.lines().next().unwrap();
+    let start = document.find(&format!("{header}\n")).expect("the document has the table's header row");
+    let rows =
+        document[start..].lines().take_while(|line| line.starts_with('|')).map(|line| line.len() + 1).sum::<usize>();
+    format!("{}{table}{}", &document[..start], &document[start + rows..])
 }
 
 /// `reference-capsules` prints the catalog a request without `capsules`

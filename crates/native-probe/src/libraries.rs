@@ -65,11 +65,11 @@ impl LibraryCheck {
 #[cfg(all(unix, not(target_os = "macos")))]
 pub(crate) const fn candidates(library: LibraryCheck) -> &'static [Candidate] {
     match library {
-        LibraryCheck::CuBlas => const {
-            &[candidate("libcublas.so.13", 13), candidate("libcublas.so.12", 12), candidate("libcublas.so.11", 11)]
+        LibraryCheck::CuBlas => {
+            const { &[candidate("libcublas.so.13", 13), candidate("libcublas.so.12", 12), candidate("libcublas.so.11", 11)] }
         }
-        LibraryCheck::CuFft => const {
-            &[candidate("libcufft.so.12", 13), candidate("libcufft.so.11", 12), candidate("libcufft.so.10", 11)]
+        LibraryCheck::CuFft => {
+            const { &[candidate("libcufft.so.12", 13), candidate("libcufft.so.11", 12), candidate("libcufft.so.10", 11)] }
         }
         LibraryCheck::CuDnn => const { &[any_cuda("libcudnn.so.9"), any_cuda("libcudnn.so.8")] },
         LibraryCheck::LibTorch => const { &[any_cuda("libtorch.so")] },
@@ -87,11 +87,11 @@ pub(crate) const fn candidates(library: LibraryCheck) -> &'static [Candidate] {
 #[cfg(windows)]
 pub(crate) const fn candidates(library: LibraryCheck) -> &'static [Candidate] {
     match library {
-        LibraryCheck::CuBlas => const {
-            &[candidate("cublas64_13.dll", 13), candidate("cublas64_12.dll", 12), candidate("cublas64_11.dll", 11)]
+        LibraryCheck::CuBlas => {
+            const { &[candidate("cublas64_13.dll", 13), candidate("cublas64_12.dll", 12), candidate("cublas64_11.dll", 11)] }
         }
-        LibraryCheck::CuFft => const {
-            &[candidate("cufft64_12.dll", 13), candidate("cufft64_11.dll", 12), candidate("cufft64_10.dll", 11)]
+        LibraryCheck::CuFft => {
+            const { &[candidate("cufft64_12.dll", 13), candidate("cufft64_11.dll", 12), candidate("cufft64_10.dll", 11)] }
         }
         LibraryCheck::CuDnn => const { &[any_cuda("cudnn64_9.dll"), any_cuda("cudnn64_8.dll")] },
         LibraryCheck::LibTorch => const { &[any_cuda("torch.dll")] },

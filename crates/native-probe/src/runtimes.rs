@@ -198,13 +198,14 @@ impl Hip {
 pub(crate) unsafe fn rocm(search: &LoaderPath) -> CheckReport {
     let check = RuntimeCheck::Rocm.check();
     // SAFETY: forwarded: this function's contract is `open_first`'s.
-    let Loaded { library, path, name, .. } = match unsafe { open_first(&runtime_candidates(RuntimeCheck::Rocm), search) } {
-        Ok(loaded) => loaded,
-        Err(message) => {
-            let message = format!("the HIP runtime did not load: {message}");
-            return CheckReport::new(check, NativeReason::DriverNotFound, message);
-        }
-    };
+    let Loaded { library, path, name, .. } =
+        match unsafe { open_first(&runtime_candidates(RuntimeCheck::Rocm), search) } {
+            Ok(loaded) => loaded,
+            Err(message) => {
+                let message = format!("the HIP runtime did not load: {message}");
+                return CheckReport::new(check, NativeReason::DriverNotFound, message);
+            }
+        };
     let hip = Hip::new(&library);
     let runtime_version = Hip::version(hip.runtime_version);
     let mut report = match hip.devices() {
