@@ -16,11 +16,11 @@
 // through wgpu, as before.
 import init, * as glue from './backend_targets.js';
 // scripts/bundle.mjs points this at wasm-bindgen's copy, as for index.js.
-import { cancelDelay, delay, earlyAnswer, forgetEarly, now, readAdapter, requestEarly, settle } from './probe.js';
+import { forgetEarly, now, settle } from './probe.js';
 import {
-  adopt, boundOf, byDeadline, causeOf, compileEarly, gpuOf, instantiateOnce, loaderOf, unreached, verifierBy, verifying,
+  adopt, boundOf, byDeadline, causeOf, compileEarly, gpuOf, instantiateOnce, loaderOf, refusedSoftware, requestFirst,
+  unreached, verifierBy, verifying, withoutModule,
 } from './early.js';
-import { DEFAULT_PROBE_TIMEOUT_MS } from './core.generated.js';
 
 export {
   BackendTargetsError, executionProviders, isBackendTargetsError, supportReport, transformersOptions,
@@ -43,22 +43,10 @@ const compileNow = () => {
   if (!instance.started() && early === undefined) early = compileEarly(url);
 };
 
-/** A page or a web worker: where the early request is made, and where this
- *  file answers without the module (elsewhere, Deno, the module does). */
-const inBrowser = () => typeof globalThis.document !== 'undefined' || typeof globalThis.WorkerGlobalScope !== 'undefined';
-
-// The adapter request first: without an adapter, its answer is all a cold
-// page waits for (BENCHMARKS.md). The module is fetched and compiled once it
-// answers anything but `null` (and at once where no answer can be had
-// without it).
-requestEarly();
-if (!inBrowser() || globalThis.navigator == null) {
-  compileNow();
-} else if (gpuOf() != null) {
-  const answer = earlyAnswer(false);
-  if (answer === undefined) compileNow();
-  else answer.then((adapter) => adapter != null && compileNow(), compileNow);
-}
+// The adapter request first (early.js's `requestFirst`): without an
+// adapter, its answer is all a cold page waits for (BENCHMARKS.md); the
+// module is fetched and compiled once it answers anything but `null`.
+requestFirst(compileNow);
 
 /** Instantiates the module (once): the one compiling since an adapter
  *  answered, or `moduleOrPath` (a URL, a `Response`, a `WebAssembly.Module`,
@@ -67,85 +55,6 @@ if (!inBrowser() || globalThis.navigator == null) {
  *  when they need the module; after a failure, the next call tries again. */
 export default function initDetect(moduleOrPath) {
   return instance.initEntry(moduleOrPath);
-}
-
-/** `probe()`'s `timeoutMs` when `options` are ones whose answer without an
- *  adapter this file gives as the module would: none, or a plain object of
- *  valid fields that leave the adapter request as WebGPU's default (no
- *  `powerPreference`, no `forceFallbackAdapter: true`) and verify nothing
- *  (`verify` false, or true: the verification's own answer without an
- *  adapter is the probe's). Undefined for anything else: the module (or,
- *  for `verify`, the verification's) reads those, and says what is wrong. */
-function plainTimeout(options) {
-  if (options == null) return DEFAULT_PROBE_TIMEOUT_MS;
-  const proto = typeof options === 'object' ? Object.getPrototypeOf(options) : undefined;
-  if (proto !== Object.prototype && proto !== null) return undefined;
-  let timeout = DEFAULT_PROBE_TIMEOUT_MS;
-  for (const key of Reflect.ownKeys(options)) {
-    const field = Object.getOwnPropertyDescriptor(options, key);
-    if (!field.enumerable || !('value' in field)) return undefined;
-    const value = field.value;
-    // Left out of the options' JSON text, as if not given.
-    if (value === undefined) continue;
-    if (key === 'timeoutMs') {
-      if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) return undefined;
-      timeout = value + 0; // -0 is written 0
-    } else if (key === 'verifyDevice' || key === 'allowFallbackAdapter') {
-      if (typeof value !== 'boolean') return undefined;
-    } else if (key === 'forceFallbackAdapter') {
-      if (value !== false) return undefined;
-    } else if (key !== 'verify' || typeof value !== 'boolean') {
-      return undefined;
-    }
-  }
-  return timeout;
-}
-
-/** `probe(options)`'s answer (`detect`'s where `nested`) where it needs no
- *  module: no `navigator.gpu`, a `null` adapter, or no answer within
- *  `timeoutMs`, as crates/browser/src/probe.rs answers them (its first checks, in its
- *  order); undefined where the module answers (an adapter, a request that
- *  failed, options this file does not judge). The request is the one waiting
- *  (the first call takes the request made at evaluation) or one made now, which
- *  the module's probe then takes; where it answered with an adapter, it is
- *  in `asked.request` (for the verification's module, which takes it too).
- *  `timeoutMs` counts from `started`. */
-async function withoutModule(options, nested, started, asked = {}) {
-  if (!inBrowser() || globalThis.navigator == null) return undefined;
-  const gpu = gpuOf();
-  const timeout = plainTimeout(options);
-  if (timeout === undefined) return undefined;
-  const answer = (name) => unreached(name, timeout, started, nested);
-  if (gpu == null) return answer('no-webgpu-api');
-  if (now() - started >= timeout) return answer('no-time');
-  const request = earlyAnswer(true);
-  if (request === undefined) return undefined;
-  const [expired, timer] = delay(Math.max(0, started + timeout - now()));
-  // A rejection is the module's to report (adapter-request-failed).
-  const outcome = await Promise.race([request.then((adapter) => adapter == null, () => false), expired]);
-  cancelDelay(timer);
-  if (outcome === undefined) {
-    forgetEarly(request);
-    return answer('adapter-timeout');
-  }
-  if (!outcome) {
-    asked.request = request;
-    return undefined;
-  }
-  forgetEarly(request);
-  return answer('no-adapter');
-}
-
-/** Whether `request` (an adapter request that answered with an adapter)
- *  answered a software adapter that `options` (plain, as `withoutModule`
- *  took them) refuse. */
-async function refusedSoftware(options, request) {
-  if (request === undefined || options?.allowFallbackAdapter !== false) return false;
-  try {
-    return readAdapter(await request).isFallbackAdapter === true;
-  } catch {
-    return false; // the module reads it, and says what is wrong
-  }
 }
 
 /** The verification entry, loaded on first use. */
@@ -213,7 +122,8 @@ async function answer(options, which) {
   const call = { adapter: cause === undefined ? undefined : asked.request };
   if (call.adapter !== undefined) forgetEarly(call.adapter);
   const start = cause === undefined ? began : now();
-  return settle((given) => glue.callWith(given, nested, call, cause), options, start)
+  const callWith = /** @type {any} */ (glue).callWith;
+  return settle((given) => callWith(given, nested, call, cause), options, start)
     .catch((failure) => Promise.reject(adopt(failure)));
 }
 

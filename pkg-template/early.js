@@ -10,7 +10,7 @@
 // stub for the module (tests/js/shell.test.mjs).
 import { CAUSE, DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_VERIFY_BUDGET_MS, TIMEOUT_MS, UNREACHED } from './core.generated.js';
 // scripts/bundle.mjs points this at wasm-bindgen's copy (the module's own).
-import { cancelDelay, delay, now } from './probe.js';
+import { cancelDelay, delay, earlyAnswer, forgetEarly, now, readAdapter, requestEarly } from './probe.js';
 
 /** What every function throws for invalid input: an `Error` with `code`,
  *  `path` and, for a bad spelling, `expected`. The module makes plain errors
@@ -320,7 +320,9 @@ export function sharing(call) {
     }
     const started = call(options, answer, began, ...rest).finally(() => inFlight.delete(key));
     inFlight.set(key, started);
-    return started;
+    // A copy for this caller too: the answer joiners copy stays as it was,
+    // whatever this caller does to its own.
+    return started.then((value) => structuredClone(value));
   };
 }
 
@@ -407,6 +409,110 @@ export function unreached(name, timeoutMs, started, nested, cause = '') {
   report.message = say(report.message);
   for (const change of resolution.changes) change.detail = say(change.detail);
   return nested ? resolution : report;
+}
+
+// Answers without a module (the detect-only and verification entries): where
+// there is no adapter to probe, the answer is the core's (core.generated.js),
+// given without fetching or compiling any module, byte for byte what the
+// module answers (tests/js/no-adapter.test.mjs holds the two equal).
+
+/** A page or a web worker: where the early request is made, and where this
+ *  file answers without the module (elsewhere, Deno, the module does). */
+const inBrowser = () => typeof globalThis.document !== 'undefined' || typeof globalThis.WorkerGlobalScope !== 'undefined';
+
+/** The entry's first adapter request, made now (in a page or a worker with
+ *  WebGPU), and `compileNow` (its module's fetch and compilation) called
+ *  once it answers anything but `null`, or at once where no answer can be
+ *  had without the module (no page or worker: Deno; a request that could
+ *  not be made). */
+export function requestFirst(compileNow) {
+  requestEarly();
+  if (!inBrowser() || globalThis.navigator == null) {
+    compileNow();
+  } else if (gpuOf() != null) {
+    const answer = earlyAnswer(false);
+    if (answer === undefined) compileNow();
+    else answer.then((adapter) => adapter != null && compileNow(), compileNow);
+  }
+}
+
+/** `probe()`'s `timeoutMs` when `options` are ones whose answer without an
+ *  adapter this file gives as the module would: none, or a plain object of
+ *  valid fields that leave the adapter request as WebGPU's default (no
+ *  `powerPreference`, no `forceFallbackAdapter: true`) and verify nothing
+ *  (`verify` false, or true: the verification's own answer without an
+ *  adapter is the probe's). Undefined for anything else: the module (or,
+ *  for `verify`, the verification's) reads those, and says what is wrong. */
+function plainTimeout(options) {
+  if (options == null) return DEFAULT_PROBE_TIMEOUT_MS;
+  const proto = typeof options === 'object' ? Object.getPrototypeOf(options) : undefined;
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  let timeout = DEFAULT_PROBE_TIMEOUT_MS;
+  for (const key of Reflect.ownKeys(options)) {
+    const field = Object.getOwnPropertyDescriptor(options, key);
+    if (!field.enumerable || !('value' in field)) return undefined;
+    const value = field.value;
+    // Left out of the options' JSON text, as if not given.
+    if (value === undefined) continue;
+    if (key === 'timeoutMs') {
+      if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) return undefined;
+      timeout = value + 0; // -0 is written 0
+    } else if (key === 'verifyDevice' || key === 'allowFallbackAdapter') {
+      if (typeof value !== 'boolean') return undefined;
+    } else if (key === 'forceFallbackAdapter') {
+      if (value !== false) return undefined;
+    } else if (key !== 'verify' || typeof value !== 'boolean') {
+      return undefined;
+    }
+  }
+  return timeout;
+}
+
+/** `probe(options)`'s answer (`detect`'s where `nested`) where it needs no
+ *  module: no `navigator.gpu`, a `null` adapter, or no answer within
+ *  `timeoutMs`, as crates/browser/src/probe.rs answers them (its first checks, in its
+ *  order); undefined where the module answers (an adapter, a request that
+ *  failed, options this file does not judge). The request is the one waiting
+ *  (the first call takes the request made at evaluation) or one made now, which
+ *  the module's probe then takes; where it answered with an adapter, it is
+ *  in `asked.request` (for the verification's module, which takes it too).
+ *  `timeoutMs` counts from `started`. */
+export async function withoutModule(options, nested, started, asked = {}) {
+  if (!inBrowser() || globalThis.navigator == null) return undefined;
+  const gpu = gpuOf();
+  const timeout = plainTimeout(options);
+  if (timeout === undefined) return undefined;
+  const answer = (name) => unreached(name, timeout, started, nested);
+  if (gpu == null) return answer('no-webgpu-api');
+  if (now() - started >= timeout) return answer('no-time');
+  const request = earlyAnswer(true);
+  if (request === undefined) return undefined;
+  const [expired, timer] = delay(Math.max(0, started + timeout - now()));
+  // A rejection is the module's to report (adapter-request-failed).
+  const outcome = await Promise.race([request.then((adapter) => adapter == null, () => false), expired]);
+  cancelDelay(timer);
+  if (outcome === undefined) {
+    forgetEarly(request);
+    return answer('adapter-timeout');
+  }
+  if (!outcome) {
+    asked.request = request;
+    return undefined;
+  }
+  forgetEarly(request);
+  return answer('no-adapter');
+}
+
+/** Whether `request` (an adapter request that answered with an adapter)
+ *  answered a software adapter that `options` (plain, as `withoutModule`
+ *  took them) refuse. */
+export async function refusedSoftware(options, request) {
+  if (request === undefined || options?.allowFallbackAdapter !== false) return false;
+  try {
+    return readAdapter(await request).isFallbackAdapter === true;
+  } catch {
+    return false; // the module reads it, and says what is wrong
+  }
 }
 
 /** An entry's loader of the verification's module (`load`: its

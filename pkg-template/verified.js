@@ -8,9 +8,11 @@
 // wasm-bindgen's glue and the JS halves.
 import init, * as glue from './backend_targets.js';
 // scripts/bundle.mjs points these at wasm-bindgen's copies, as for index.js.
-import { now, requestEarly, settle } from './probe.js';
+import { forgetEarly, now, settle } from './probe.js';
 import { clearVerdicts } from './verify.js';
-import { adopt, boundOf, byDeadline, causeOf, compileEarly, instantiateOnce, sharing, unreached } from './early.js';
+import {
+  adopt, boundOf, byDeadline, causeOf, compileEarly, instantiateOnce, requestFirst, sharing, unreached, withoutModule,
+} from './early.js';
 
 export {
   BackendTargetsError, executionProviders, isBackendTargetsError, supportReport, transformersOptions,
@@ -19,20 +21,31 @@ export {
 // Written out for bundlers, which copy the asset and rewrite this URL.
 const url = new URL('./verified_bg.wasm', import.meta.url);
 
-// The early adapter request, a task later: where another entry loaded this
-// one to hand it an adapter request already answered (`afterProbe`, called
-// before any timer runs), none is made.
-let handing = false;
-setTimeout(() => {
-  if (!handing) requestEarly();
-}, 0);
-let early = compileEarly(url);
-
+let early;
 const instance = instantiateOnce(init, url, ['probe', 'detect', 'callWith'], () => {
   const compiling = early;
   early = undefined;
   return compiling;
 }, 'verified_bg.wasm');
+
+/** Starts fetching and compiling the module, unless that is under way. */
+const compileNow = () => {
+  if (!instance.started() && early === undefined) early = compileEarly(url);
+};
+
+// The adapter request first, as the detect-only entry makes it (early.js's
+// `requestFirst`: the module is fetched and compiled once it answers
+// anything but `null`): by the first call, or a task after evaluation. Where
+// another entry loaded this one (`taken`, before any timer runs), it hands
+// its own request, and none is made here.
+let handing = false;
+let asking = false;
+const askFirst = () => {
+  if (asking || handing) return;
+  asking = true;
+  requestFirst(compileNow);
+};
+setTimeout(askFirst, 0);
 
 /** Instantiates the module (once), as the detect-only entry does. */
 export default function initVerified(moduleOrPath) {
@@ -67,14 +80,24 @@ function answerWith(options, answer, began, call) {
  *  (`module-unavailable`, from the core's table): WebGPU is not used, and
  *  the next call tries again. */
 const sharedCall = sharing(async (options, answer, began) => {
+  askFirst();
+  const nested = answer === 'detect';
+  // Without an adapter to probe, the core's answer, and no module fetched.
+  const asked = {};
+  const fixed = await withoutModule(options, nested, began, asked);
+  if (fixed !== undefined) return fixed;
+  const probedAt = asked.request === undefined ? undefined : now();
   const { timeoutMs, budgetMs } = boundOf(options);
   const had = await byDeadline(initVerified(), began + timeoutMs + budgetMs);
   if (had.late || 'error' in had) {
     const cause = had.late ? `verified_bg.wasm was not downloaded and compiled within ${timeoutMs + budgetMs} ms`
       : causeOf(had.error);
-    return unreached('module-unavailable', timeoutMs, began, answer === 'detect', cause);
+    return unreached('module-unavailable', timeoutMs, began, nested, cause);
   }
-  return answerWith(options, answer, began, {});
+  // The module's probe takes the request answered here; the verification's
+  // budget counts from that answer (the module's download included).
+  if (asked.request !== undefined) forgetEarly(asked.request);
+  return answerWith(options, answer, began, { adapter: asked.request, probedAt });
 });
 
 /** What the other entries call once their own probe found an adapter

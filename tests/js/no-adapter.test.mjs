@@ -1,6 +1,7 @@
-// The detect-only entry's answer without the module (so that a page with no
-// adapter never fetches or compiles it): where there
-// is no adapter to probe, pkg/detect.js answers detect() and probe() itself,
+// The detect-only and verification entries' answer without their module (so
+// that a page with no adapter never fetches or compiles it): where there
+// is no adapter to probe, pkg/detect.js (and pkg/verified.js, the README's
+// quick start) answers detect() and probe() itself,
 // and must answer byte for byte what its module answers, for every option it
 // takes that path with, and must leave every other option to the module.
 //
@@ -43,7 +44,7 @@ after(async () => {
  *  answers without the module (`alone`), then the others, then all as JSON
  *  text. Each answer is the text of the value or of the error's fields, with
  *  elapsedMs taken out (and checked to be whole microseconds). */
-async function corpusInPage({ timeoutSituation }) {
+async function corpusInPage({ timeoutSituation, entry }) {
   // Short timeouts where requestAdapter() never answers, so that the run
   // stays short; the default (2000 ms) is in the corpus all the same.
   const ms = timeoutSituation ? 300 : 1500;
@@ -80,9 +81,10 @@ async function corpusInPage({ timeoutSituation }) {
     name: error?.name, code: error?.code, path: error?.path, expected: error?.expected, message: error?.message,
     ours: error?.constructor?.name,
   })}`);
+  const fetchedModule = entry.endsWith('verified.js') ? /_bg\.wasm$/ : /(_bg\.wasm|verified\.js)$/;
   const wasmFetched = () => performance.getEntriesByType('resource')
-    .map((entry) => new URL(entry.name).pathname).filter((path) => /(_bg\.wasm|verified\.js)$/.test(path));
-  const m = await import('/pkg/detect.js');
+    .map((resource) => new URL(resource.name).pathname).filter((path) => fetchedModule.test(path));
+  const m = await import(entry);
   const first = alone;
   const rest = moduleOnly;
   const run = (list, asText) => Promise.all(list.flatMap((options) => {
@@ -133,8 +135,8 @@ const SITUATIONS = [
   },
 ];
 
-for (const situation of SITUATIONS) {
-  test(`Chromium, ${situation.name}: pkg/detect.js answers as its module does, without fetching it where it can`, async () => {
+for (const situation of SITUATIONS) for (const [entry, wasm] of [['/pkg/detect.js', '/pkg/detect_bg.wasm'], ['/pkg/verified.js', '/pkg/verified_bg.wasm']]) {
+  test(`Chromium, ${situation.name}: ${entry} answers as its module does, without fetching it where it can`, async () => {
     await withChromium(situation.flags, async (context) => {
       const page = context.pages()[0] ?? (await context.newPage());
       if (situation.init) await page.addInitScript(situation.init);
@@ -142,7 +144,7 @@ for (const situation of SITUATIONS) {
       await page.goto(`${origin}/pkg/README.md`);
       const facts = await page.evaluate(() => ({ secure: isSecureContext, gpu: typeof navigator.gpu }));
       assert.deepEqual(facts, { secure: !situation.insecure, gpu: situation.gpu ? 'object' : 'undefined' });
-      const got = await page.evaluate(corpusInPage, { timeoutSituation: situation.timeout === true });
+      const got = await page.evaluate(corpusInPage, { timeoutSituation: situation.timeout === true, entry });
       assert.equal(got.ours.length, got.module.length);
       for (let i = 0; i < got.ours.length; i++) {
         assert.equal(got.ours[i], got.module[i], `${got.labels[i]}: the entry's answer and its module's`);
@@ -157,7 +159,7 @@ for (const situation of SITUATIONS) {
       }
       assert.equal(got.again, got.ours[0], 'detect() once the module is instantiated');
       assert.deepEqual(got.fetchedAlone, [], 'nothing fetched for the options answered without the module');
-      assert.ok(got.fetchedAfter.includes('/pkg/detect_bg.wasm'), `the module fetched for the others: ${got.fetchedAfter}`);
+      assert.ok(got.fetchedAfter.includes(wasm), `the module fetched for the others: ${got.fetchedAfter}`);
     });
   });
 }

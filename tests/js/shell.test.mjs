@@ -236,6 +236,15 @@ describe('sharing: identical calls share one answer, each its own copy', () => {
     assert.equal(calls.length, 2);
     assert.deepEqual(a, b);
     assert.notEqual(a, b, 'each caller its own copy');
+    // A caller that changes its answer changes nobody else's, the first one included.
+    const pristine = early.sharing(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return { probe: { elapsedMs: 1 } };
+    });
+    const first = pristine({}, 'probe').then((value) => { delete value.probe.elapsedMs; return value; });
+    const second = pristine({}, 'probe');
+    assert.deepEqual(await first, { probe: {} });
+    assert.deepEqual(await second, { probe: { elapsedMs: 1 } });
     assert.equal(c.options.powerPreference, 'low-power');
   });
 
@@ -396,13 +405,30 @@ describe('the verification entry (verified.js): its own module had within the bo
     assert.match(answer.message, /could not fetch the module's \.wasm from file:/);
   });
 
-  test('the module had: the call is its own (no adapter handed, its bound from the call)', async () => {
+  test('the module had: its probe takes the call\'s own adapter request, the budget from its answer', async () => {
     const verified = [];
     const { entry } = await freshEntry('verified.js', { verified: verifyModule(verified) });
     serveWasm({ 'verified_bg.wasm': wasmWith('./verified_bg.js', ['__backendTargetsVerify', 'probe', 'detect', 'callWith']) });
+    const before = performance.now();
     const answer = await entry.detect({ verify: true });
     assert.equal(answer.probe.reason, 'verified');
-    assert.deepEqual(verified[0].call, {});
+    assert.equal(verified[0].adapter.name, 'default', 'the adapter the call asked for');
+    assert.ok(verified[0].call.probedAt >= before, 'the budget counts from the probe\'s answer');
+  });
+
+  test('without an adapter it answers alone: the core\'s answer, no module fetched', async () => {
+    page(() => null);
+    try {
+      const { entry } = await freshEntry('verified.js', { verified: verifyModule([]) });
+      const fetched = serveWasm({});
+      const answer = await entry.detect({ allowFallbackAdapter: false, verify: true });
+      assert.equal(answer.probe.reason, 'no-adapter');
+      assert.deepEqual(answer.effective.features, []);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(fetched, [], 'no .wasm fetched');
+    } finally {
+      page(() => ({ name: 'default' }));
+    }
   });
 });
 
