@@ -28,6 +28,11 @@
 //               default priority, as the README once had it (its
 //               lines now preload the .wasm at fetchpriority="low": behind the
 //               modules the decision waits for, still before an adapter answers)
+//   verify-app  the package README's quick start as written, in the app's
+//               own module file: import { detect, executionProviders } from
+//               '/pkg/verified.js'; await detect({ allowFallbackAdapter:
+//               false, verify: true }) (the verification entry, no preload
+//               line: its README gives none)
 //   compile-floor     not a way to decide: the reference's module, which also
 //               fetches and compiles (streaming) the detect-only .wasm, with
 //               its preload line, and decides once both are done. What the
@@ -109,6 +114,11 @@ const detectModule = (dir = '/pkg/') => `import { detect } from '${dir}detect.js
 const resolution = await detect();
 ${decide("resolution.changes[0].action === 'kept' ? 'webgpu' : 'wasm'")}
 `;
+// The package README's quick start (the verification entry), as an app's module.
+const verifyModule = (dir = '/pkg/') => `import { detect, executionProviders } from '${dir}verified.js';
+const resolution = await detect({ allowFallbackAdapter: false, verify: true });
+${decide('executionProviders(resolution)[0]')}
+`;
 const detectScript = (dir) => `<script type="module">
 ${detectModule(dir)}</script>`;
 const floorModule = (dir = '/pkg/') => `// Not a decision: the reference, with the detect-only module fetched and compiled alongside.
@@ -129,8 +139,10 @@ const MODULES = {
   'ref.js': REF_JS,
   'floor.js': floorModule(),
   'app/detect-app.js': detectModule(),
+  'app/verify-app.js': verifyModule(),
   ...Object.fromEntries(ALSO_DETECT.flatMap(([name, dir]) => [
     [`app/${name}-app.js`, detectModule(dir)], [`${name}-floor.js`, floorModule(dir)],
+    [`app/${name}-verify-app.js`, verifyModule(dir)],
   ])),
 };
 const moduleAt = (path) => MODULES[path.match(/^\/bench\/cold\/(.+)$/)?.[1]];
@@ -150,12 +162,14 @@ export const VARIANTS = {
   'detect-app': appPage('detect-app'),
   'detect-lean': appPage('detect-app', '/pkg/', '<link rel="modulepreload" href="/pkg/detect.js">'),
   'detect-eager': appPage('detect-app', '/pkg/', detectPreload('/pkg/', '')),
+  'verify-app': appPage('verify-app', '/pkg/', ''),
   'compile-floor': floorPage(),
   ...Object.fromEntries(ALSO.map(([name, path]) => [name, page(packageScript(`${path}index.js`))])),
   ...Object.fromEntries(ALSO_DETECT.flatMap(([name, dir]) => [
     [`${name}-preloaded`, page(detectPreload(dir) + detectScript(dir))],
     [`${name}-app`, appPage(`${name}-app`, dir)],
     [`${name}-floor`, floorPage(dir, `${name}-floor.js`)],
+    [`${name}-verify-app`, appPage(`${name}-verify-app`, dir, '')],
   ])),
 };
 

@@ -51,14 +51,100 @@ export const UNREACHED = {
         "feature": "webGpu",
         "action": "dropped",
         "reason": "no-webgpu-api",
-        "detail": "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)"
+        "detail": "navigator.gpu is missing in this secure context: this browser has no WebGPU, or has it switched off"
       }
     ],
     "asDeclared": [],
     "probe": {
       "available": false,
       "reason": "no-webgpu-api",
-      "message": "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)",
+      "message": "navigator.gpu is missing in this secure context: this browser has no WebGPU, or has it switched off",
+      "apiPresent": false,
+      "timeoutMs": 0,
+      "elapsedMs": 0.0
+    }
+  },
+  "insecure-context": {
+    "declared": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": [
+        "webGpu"
+      ]
+    },
+    "effective": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": []
+    },
+    "availability": {
+      "devices": [
+        "cpu",
+        "wasm"
+      ],
+      "providers": [
+        "reference",
+        "torchLean"
+      ]
+    },
+    "changes": [
+      {
+        "feature": "webGpu",
+        "action": "dropped",
+        "reason": "no-webgpu-api",
+        "detail": "navigator.gpu is missing: this page is not a secure context, and WebGPU is only offered over https or on localhost"
+      }
+    ],
+    "asDeclared": [],
+    "probe": {
+      "available": false,
+      "reason": "no-webgpu-api",
+      "message": "navigator.gpu is missing: this page is not a secure context, and WebGPU is only offered over https or on localhost",
+      "apiPresent": false,
+      "timeoutMs": 0,
+      "elapsedMs": 0.0
+    }
+  },
+  "null-webgpu-api": {
+    "declared": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": [
+        "webGpu"
+      ]
+    },
+    "effective": {
+      "os": "wasi",
+      "arch": "wasm32",
+      "accelerator": "wasm",
+      "features": []
+    },
+    "availability": {
+      "devices": [
+        "cpu",
+        "wasm"
+      ],
+      "providers": [
+        "reference",
+        "torchLean"
+      ]
+    },
+    "changes": [
+      {
+        "feature": "webGpu",
+        "action": "dropped",
+        "reason": "no-webgpu-api",
+        "detail": "navigator.gpu is null: this browser has the WebGPU API switched on without an implementation (as WebKitGTK's WebGPU setting does on Linux)"
+      }
+    ],
+    "asDeclared": [],
+    "probe": {
+      "available": false,
+      "reason": "no-webgpu-api",
+      "message": "navigator.gpu is null: this browser has the WebGPU API switched on without an implementation (as WebKitGTK's WebGPU setting does on Linux)",
       "apiPresent": false,
       "timeoutMs": 0,
       "elapsedMs": 0.0

@@ -264,25 +264,74 @@ export function transformersOptions(resolution, available) {
 }
 
 
+/** Control characters (C0, DEL, C1) and bidirectional overrides and
+ *  isolates: what lets a foreign string forge a line, a fence or the order
+ *  of a text. */
+// oxlint-disable-next-line no-control-regex -- matching them is the point
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+
+/** `text` with every unprintable character (and, `fenced`, the backtick,
+ *  which could close a code fence) written as its `\uXXXX` escape: what a
+ *  report says of a foreign string (an adapter's info, a feature's name, a
+ *  browser's message) stays on its line. */
+function printable(text, fenced = false) {
+  const escape = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  const plain = String(text).replace(UNPRINTABLE, escape);
+  return fenced ? plain.replaceAll('`', escape('`')) : plain;
+}
+
+/** Where this runs: a page, a kind of worker, Node, Deno, Bun, or unknown. */
+function contextKind() {
+  const scope = globalThis;
+  if (typeof scope.ServiceWorkerGlobalScope === 'function' && scope instanceof scope.ServiceWorkerGlobalScope) return 'service worker';
+  if (typeof scope.SharedWorkerGlobalScope === 'function' && scope instanceof scope.SharedWorkerGlobalScope) return 'shared worker';
+  if (typeof scope.WorkerGlobalScope === 'function' && scope instanceof scope.WorkerGlobalScope) return 'dedicated worker';
+  if (scope.Deno?.version !== undefined) return 'Deno';
+  if (scope.Bun !== undefined) return 'Bun';
+  if (typeof scope.document !== 'undefined') return scope.process?.versions?.node !== undefined ? 'Node.js with a DOM emulation' : 'page';
+  return scope.process?.versions?.node !== undefined ? 'Node.js' : 'unknown';
+}
+
+const yesNo = (value) => (value === true ? 'yes' : value === false ? 'no' : 'unknown');
+
 /** A text to paste into a bug report, from a `detect()` resolution (or a
- *  `probe()` report): the package's version, the runtime (user agent), the
- *  decision and its reason, and the probe's whole report (the adapter's
- *  info, whether it is a software one, its features and limits, the
- *  verdict and its figures), as JSON. Reads what it is given; asks nothing. */
-export function supportReport(answer) {
+ *  `probe()` report) and, where given, the options the app passed: the
+ *  package's version, the runtime (user agent), where it ran (page, worker,
+ *  service worker, Node), whether the page is a secure context and
+ *  cross-origin isolated, the options, the decision and its reason, whether
+ *  the verdict came from the cache, and the probe's whole report (the
+ *  adapter's info, whether it is a software one, its features and limits,
+ *  the verdict and its figures), as JSON. Every foreign string is escaped
+ *  (no control, C1 or bidirectional character, no backtick in the block):
+ *  one line a fact, one fenced block. Reads what it is given; asks nothing. */
+export function supportReport(answer, options) {
   const report = answer?.probe ?? answer;
   const version = typeof __BACKEND_TARGETS_VERSION__ === 'string' ? __BACKEND_TARGETS_VERSION__ : 'unbundled';
   const userAgent = globalThis.navigator?.userAgent
     ?? (globalThis.process?.versions?.node !== undefined ? `Node.js ${globalThis.process.versions.node}` : 'unknown');
   const change = answer?.changes?.find((entry) => entry.feature === 'webGpu');
   const decision = answer?.effective === undefined ? undefined : executionProviders(answer)[0];
+  let given;
+  try {
+    given = options === undefined ? undefined : JSON.stringify(options) ?? String(options);
+  } catch {
+    given = 'options that cannot be written as JSON';
+  }
+  const cached = report?.verification?.cached;
   const lines = [
     `backend-targets ${version}`,
-    `runtime: ${userAgent}`,
-    ...(decision === undefined ? [] : [`decision: ${decision} (${change?.reason ?? report?.reason}): ${change?.detail ?? ''}`]),
-    `probe: ${report?.reason} in ${report?.elapsedMs} ms (timeoutMs ${report?.timeoutMs})`,
+    `runtime: ${printable(userAgent)}`,
+    `context: ${contextKind()}; secure context: ${yesNo(globalThis.isSecureContext)}; cross-origin isolated: `
+      + `${yesNo(globalThis.crossOriginIsolated)}`,
+    ...(given === undefined ? [] : [`options: ${printable(given)}`]),
+    ...(decision === undefined ? [] : [`decision: ${decision} (${printable(change?.reason ?? report?.reason)}): `
+      + `${printable(change?.detail ?? '')}`]),
+    `probe: ${printable(report?.reason)} in ${report?.elapsedMs} ms (timeoutMs ${report?.timeoutMs})`
+      + (cached === true ? '; the verdict from the cache (kept by an earlier verification)' : ''),
     '```json',
-    JSON.stringify(report ?? null, null, 2),
+    // (JSON.stringify escapes C0 controls in strings; each line of its text
+    // is escaped for the rest.)
+    ...JSON.stringify(report ?? null, null, 2).split('\n').map((line) => printable(line, true)),
     '```',
   ];
   return `${lines.join('\n')}\n`;
@@ -483,7 +532,9 @@ export async function withoutModule(options, nested, started, asked = {}) {
   const timeout = plainTimeout(options);
   if (timeout === undefined) return undefined;
   const answer = (name) => unreached(name, timeout, started, nested);
-  if (gpu == null) return answer('no-webgpu-api');
+  // (Which absence, as the module's probe tells them apart.)
+  if (gpu === null) return answer('null-webgpu-api');
+  if (gpu === undefined) return answer(globalThis.isSecureContext === false ? 'insecure-context' : 'no-webgpu-api');
   if (now() - started >= timeout) return answer('no-time');
   const request = earlyAnswer(true);
   if (request === undefined) return undefined;

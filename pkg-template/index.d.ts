@@ -11,10 +11,14 @@ export function clearVerifications(): Promise<void>;
 export function executionProviders(resolution: Resolution): ['webgpu', 'wasm'] | ['wasm'];
 
 /** A text to paste into a bug report, from a `detect()` resolution (or a
- *  `probe()` report): the package's version, the runtime, the decision and
- *  its reason, and the probe's whole report (the adapter's info, features and
- *  limits, the verdict and its figures) as JSON. It reads what it is given. */
-export function supportReport(answer: Resolution | ProbeReport): string;
+ *  `probe()` report) and, where given, the options the app passed: the
+ *  package's version, the runtime, where it ran (page, worker, service
+ *  worker, Node), whether the page is a secure context and cross-origin
+ *  isolated, the options, the decision and its reason, whether the verdict
+ *  came from the cache, and the probe's whole report as JSON. Every foreign
+ *  string is escaped: one line a fact, one fenced block. It reads what it is
+ *  given. */
+export function supportReport(answer: Resolution | ProbeReport, options?: unknown): string;
 
 /** A dtype Transformers.js loads (the model file it names: `fp32` is
  *  `model.onnx`, `fp16` `model_fp16.onnx`, `q8` `model_quantized.onnx`, ...). */

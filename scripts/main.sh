@@ -70,7 +70,7 @@ demonstration() {
   wasmtime run dist/backend-targets.wasm plan <"$unplannable" | grep -o '"message":"[^"]*"'
   echo "exit ${PIPESTATUS[0]} (1: not plannable, explained on stdout)"
   # The same planner as a service: the wasi:http component under wasmtime serve
-  # (README, "The service over HTTP"), on a free loopback port, asked once.
+  # (docs/service.md), on a free loopback port, asked once.
   local service_port service_pid
   service_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   echo; echo "\$ wasmtime serve -O pooling-allocator=n -S cli --addr 127.0.0.1:$service_port dist/backend-targets-http.wasm &"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The service behind nginx (deploy/nginx.conf), which bounds the idle and
-# slow clients `wasmtime serve` does not (README, "Slow and idle clients").
+# slow clients `wasmtime serve` does not (docs/service.md, "Slow and idle clients").
 #
 #   scripts/nginx-front.sh serve   wasmtime serve on 127.0.0.1:8081 with the
 #                                  README's host limits, nginx on :8080, in the

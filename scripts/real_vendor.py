@@ -10,7 +10,7 @@ For each case the probe runs once, as a user would run it (a clean environment: 
 empty HOME, only the case's LD_LIBRARY_PATH and variables), and the libraries are asked the same question
 through ctypes, in the same environment and working directory, each in a child process of its own (this
 file, `truth KIND ARGS`), so that an abort is seen as one (rc -6) and not taken for an answer. What the
-probe should say follows from those answers and the probe's documented rules (README, "Native targets"):
+probe should say follows from those answers and the probe's documented rules (docs/native-probe.md):
 the newest library whose first call answers and whose CUDA major the driver supports is kept, etc. The
 table says, per case and subject, the probe's answer, the library's, and whether they agree. Exit 1 on
 any disagreement, 2 on a broken setup (a missing file, a probe that does not answer).
@@ -244,7 +244,7 @@ def target(accelerator, *features):
     return json.dumps({"os": "linux", "arch": "x86_64", "accelerator": accelerator, "features": list(features)})
 
 
-# The probe's candidates (README, "Native targets"; crates/native-probe/src/libraries.rs), newest first, and the CUDA
+# The probe's candidates (docs/native-probe.md; crates/native-probe/src/libraries.rs), newest first, and the CUDA
 # major each soname means (cuFFT's major is one behind CUDA's); cuDNN's sonames do not say.
 CANDIDATES = {
     "cuBLAS": [("libcublas.so.13", 13), ("libcublas.so.12", 12), ("libcublas.so.11", 11)],

@@ -37,8 +37,8 @@ spelled_enum! {
 
 impl RejectionReason {
     /// What to declare or change when capsules are refused for this reason:
-    /// the one table of advice per reason, from which README's table
-    /// ([`what_to_do_markdown`](Self::what_to_do_markdown), held to README by a test) and the demo's
+    /// the one table of advice per reason, from which the npm package README's table
+    /// ([`what_to_do_markdown`](Self::what_to_do_markdown), held to it by a test) and the demo's
     /// (`www/planner.js`, held to this by `tests/core/advice.rs`) are made.
     /// The SPEC §5 message an unplanned op carries stays word for word;
     /// this says what it leaves unsaid.
@@ -86,7 +86,7 @@ impl RejectionReason {
         }
     }
 
-    /// README's table of what to do about each reason, from [`what_to_do`](Self::what_to_do).
+    /// The npm package README's table of what to do about each reason, from [`what_to_do`](Self::what_to_do).
     pub fn what_to_do_markdown() -> String {
         let mut text = String::from("| reason | what to do |\n|---|---|\n");
         for reason in Self::ALL {

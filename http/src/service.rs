@@ -49,7 +49,7 @@ pub struct Route {
 }
 
 /// Every route. Routing, the 404 and 405 answers (with `Allow`) and the
-/// route table in README.md and docs/SPEC.md ([`routes_markdown`], checked by
+/// route table in docs/service.md and docs/SPEC.md ([`routes_markdown`], checked by
 /// a test) all come from this table.
 pub const ROUTES: &[Route] = &[
     Route {
@@ -117,7 +117,7 @@ pub const ROUTES: &[Route] = &[
     },
 ];
 
-/// The route table as Markdown, as README.md and docs/SPEC.md show it.
+/// The route table as Markdown, as docs/service.md and docs/SPEC.md show it.
 pub fn routes_markdown() -> String {
     let cell = |text: &str| if text.is_empty() { "—".to_string() } else { text.to_string() };
     let mut text =
@@ -556,7 +556,7 @@ mod tests {
     #[test]
     fn every_route_is_documented_from_the_table_in_the_readme_and_the_spec() {
         let table = routes_markdown();
-        for document in ["../README.md", "../docs/SPEC.md"] {
+        for document in ["../docs/service.md", "../docs/SPEC.md"] {
             let text = std::fs::read_to_string(document).expect(document);
             if std::env::var_os("UPDATE_GENERATED").is_some() && !text.contains(&table) {
                 // The table whose header row is the generated one's, replaced.

@@ -59,8 +59,8 @@ impl NativeReason {
     }
 
     /// What to do about a check that ended so: the one table of advice per
-    /// reason, from which README's "what to do" table is made
-    /// ([`what_to_do_markdown`](Self::what_to_do_markdown), held to README by a test).
+    /// reason, from which the "what to do" table of docs/native-probe.md is made
+    /// ([`what_to_do_markdown`](Self::what_to_do_markdown), held to it by a test).
     pub const fn what_to_do(self) -> &'static str {
         match self {
             Self::DeviceAvailable | Self::LibraryAvailable => "nothing: it is there and answered",
@@ -114,7 +114,7 @@ impl NativeReason {
         }
     }
 
-    /// README's "what to do" table, from [`what_to_do`](Self::what_to_do).
+    /// the "what to do" table of docs/native-probe.md, from [`what_to_do`](Self::what_to_do).
     pub fn what_to_do_markdown() -> String {
         let mut text = String::from("| reason | what to do |\n|---|---|\n");
         for reason in Self::ALL {

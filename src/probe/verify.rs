@@ -35,7 +35,7 @@ spelled_enum! {
 
 /// `verify`'s default budget, in milliseconds: the whole verification (the
 /// device, the pipelines, the WebAssembly reference, both GPU runs, the
-/// readbacks). Measured (README, "Verification"): 95–140 ms on SwiftShader
+/// readbacks). Measured (docs/webgpu.md, "Verification"): 95–140 ms on SwiftShader
 /// (2 cores) and in Deno on llvmpipe, for a verdict; a real GPU's device
 /// request can take 100 ms more.
 pub const DEFAULT_VERIFY_BUDGET_MS: u32 = 1000;

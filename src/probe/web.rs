@@ -137,12 +137,32 @@ pub struct Unreached {
 impl Unreached {
     /// Where a sentence says the probe's bound (`timeoutMs`).
     pub const TIMEOUT_MS: &'static str = "{timeoutMs}";
-    /// No `navigator.gpu` in a page or worker.
+    /// No `navigator.gpu` in a page or worker that is a secure context (or
+    /// does not say): this browser has no WebGPU, or has it switched off.
     pub const NO_WEBGPU_API: Self = Self {
         name: "no-webgpu-api",
         reason: ProbeReason::NoWebGpuApi,
         api_present: false,
-        message: "navigator.gpu is missing (no WebGPU in this browser, or not a secure context)",
+        message: "navigator.gpu is missing in this secure context: this browser has no WebGPU, or has it switched off",
+    };
+    /// No `navigator.gpu` in a page that is not a secure context
+    /// (`isSecureContext === false`): WebGPU is only offered to https pages
+    /// and localhost.
+    pub const INSECURE_CONTEXT: Self = Self {
+        name: "insecure-context",
+        reason: ProbeReason::NoWebGpuApi,
+        api_present: false,
+        message: "navigator.gpu is missing: this page is not a secure context, and WebGPU is only offered over https \
+                  or on localhost",
+    };
+    /// `navigator.gpu` is `null`: the API switched on without an
+    /// implementation (WebKitGTK's WebGPU setting on Linux does this).
+    pub const NULL_WEBGPU_API: Self = Self {
+        name: "null-webgpu-api",
+        reason: ProbeReason::NoWebGpuApi,
+        api_present: false,
+        message: "navigator.gpu is null: this browser has the WebGPU API switched on without an implementation (as \
+                  WebKitGTK's WebGPU setting does on Linux)",
     };
     /// No time left to ask anything (`timeoutMs: 0`, or a probe started
     /// again whose time has run out).
@@ -179,8 +199,15 @@ impl Unreached {
                   WebGPU is not used this time, and the next call tries again",
     };
     /// Every row, in the order the generated file lists them.
-    pub const ALL: [Self; 5] =
-        [Self::NO_WEBGPU_API, Self::NO_TIME, Self::ADAPTER_TIMEOUT, Self::NO_ADAPTER, Self::MODULE_UNAVAILABLE];
+    pub const ALL: [Self; 7] = [
+        Self::NO_WEBGPU_API,
+        Self::INSECURE_CONTEXT,
+        Self::NULL_WEBGPU_API,
+        Self::NO_TIME,
+        Self::ADAPTER_TIMEOUT,
+        Self::NO_ADAPTER,
+        Self::MODULE_UNAVAILABLE,
+    ];
 
     /// The report of this outcome under the bound `timeout_ms`.
     pub fn report(self, timeout_ms: u32) -> ProbeReport {

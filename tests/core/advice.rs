@@ -1,7 +1,7 @@
 //! What to do about each reason a capsule was refused
 //! (`RejectionReason::what_to_do`): one row per reason, and the copies made
-//! from that table — README's, the npm package README's and the demo's —
-//! held to it word for word.
+//! from that table — the npm package README's (docs/command.md links to it)
+//! and the demo's — held to it word for word.
 
 use super::*;
 
@@ -25,9 +25,9 @@ fn every_reason_says_what_to_do_in_words_of_its_own() {
 }
 
 #[test]
-fn both_readmes_carry_the_table() {
+fn the_package_readme_carries_the_table() {
     let table = RejectionReason::what_to_do_markdown();
-    for readme in ["README.md", "pkg-template/README.md"] {
+    for readme in ["pkg-template/README.md"] {
         assert!(
             repository_file(readme).contains(&table),
             "{readme} lacks the table; paste `what_to_do_markdown()`:\n{table}"

@@ -21,7 +21,7 @@ export const PRESETS = [
   'portableCpu', 'linuxCpu', 'macOSCpu', 'windowsCpu', 'linuxCuda', 'windowsCuda', 'linuxRocm',
   'macOSMetal', 'wasm', 'linuxTpu', 'linuxTrainium', 'customChip', 'external',
 ];
-/** The options each preset takes (README, "The command"). */
+/** The options each preset takes (docs/command.md, "The command"). */
 export const TAKES = {
   portableCpu: ['os', 'arch'], customChip: ['os', 'arch'], external: ['os', 'arch'],
   linuxCpu: ['arch'], macOSCpu: ['arch'], windowsCpu: ['arch'],

@@ -81,7 +81,7 @@ function asRequest(c) {
  * wasmtime serve's "worker failed"), an empty body (`empty`), Node's own 400
  * (`node`, jco), the connection closed unanswered (`closed`), or a request
  * the host rewrote into one the component answers (`health`: jco's empty
- * Host). Why each host differs: README, "The service on other hosts". */
+ * Host). Why each host differs: docs/service.md, "The service on other hosts". */
 const usage = (message) => ({ code: 'usage', path: '', message });
 const badHost = (text) => usage(`the request's host ${JSON.stringify(text)} is not host[:port]`);
 const component = (status, error) => ({ status, error });
@@ -289,7 +289,7 @@ for (const host of hosts()) describe(host.name, () => {
   test('a head the component cannot convert: a 4xx in the command\'s shape, not the host\'s 500', { timeout: 60_000 }, async () => {
     // Each of these was once wasmtime serve's HTML 500 ("worker failed").
     // Under the other hosts some never reach the component: what each host
-    // does is HEADS[host] (README, "The service on other hosts"), held here
+    // does is HEADS[host] (docs/service.md, "The service on other hosts"), held here
     // so that the README is corrected when that changes.
     let refused = false;
     for (const [head, expected] of HEADS) {

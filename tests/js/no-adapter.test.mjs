@@ -113,19 +113,31 @@ async function corpusInPage({ timeoutSituation, entry }) {
 }
 
 const SITUATIONS = [
-  { name: 'null adapter (default flags)', reason: 'no-adapter', flags: [], gpu: true },
+  { name: 'null adapter (default flags)', reason: 'no-adapter', flags: [], gpu: true, says: /answered null/ },
   {
     name: 'no API (navigator.gpu deleted)', reason: 'no-webgpu-api', flags: [], gpu: false,
+    says: /missing in this secure context: this browser has no WebGPU/,
     init: () => {
       delete Navigator.prototype.gpu;
     },
   },
   {
+    // What WebKitGTK's WebGPU setting gives on Linux: the API switched on
+    // without an implementation.
+    name: 'null API (navigator.gpu is null)', reason: 'no-webgpu-api', flags: [], gpu: true,
+    says: /navigator\.gpu is null: this browser has the WebGPU API switched on without an implementation/,
+    init: () => {
+      Object.defineProperty(Navigator.prototype, 'gpu', { get: () => null, configurable: true });
+    },
+  },
+  {
     name: 'insecure context (a mapped hostname over plain http)', reason: 'no-webgpu-api', gpu: false, insecure: true,
+    says: /not a secure context, and WebGPU is only offered over https/,
     flags: ['--enable-unsafe-webgpu', `--host-resolver-rules=MAP ${INSECURE_HOST} 127.0.0.1`],
   },
   {
     name: 'timeout (requestAdapter() never answers)', reason: 'timeout', flags: ['--enable-unsafe-webgpu'], gpu: true,
+    says: /no answer from requestAdapter\(\) within 2000 ms/,
     timeout: true,
     init: () => {
       GPU.prototype.requestAdapter = function requestAdapter() {
@@ -152,6 +164,8 @@ for (const situation of SITUATIONS) for (const [entry, wasm] of [['/pkg/detect.j
       // The first answer (no options) is the situation's; every answer
       // given without the module is a report of it (or of timeoutMs: 0).
       assert.equal(JSON.parse(got.ours[0]).probe.reason, situation.reason);
+      // Which absence it was, said: no https advice on a secure page.
+      assert.match(JSON.parse(got.ours[0]).probe.message, situation.says);
       for (let i = 0; i < got.alone; i++) {
         assert.ok(!got.ours[i].startsWith('error'), `${got.labels[i]}: ${got.ours[i]}`);
         const value = JSON.parse(got.ours[i]);

@@ -452,3 +452,37 @@ describe('init() given bytes or another entry\'s module', () => {
     await entry.default(wasmWith('./verified_bg.js', ['__backendTargetsVerify', 'probe', 'detect', 'callWith']));
   });
 });
+
+describe('supportReport: a text a maintainer can act on, that a hostile adapter cannot forge', () => {
+  const hostile = 'evil\u001b[31m\r\n- kept (device-available)\n```\n\u202egpu\u0085\u2066x\u2069';
+  const report = {
+    available: false, reason: 'fallback-adapter', message: `fallback adapter ${hostile}`, apiPresent: true,
+    adapter: { info: { vendor: hostile, architecture: '', device: '', description: '' }, isFallbackAdapter: true, features: [hostile], limits: {} },
+    timeoutMs: 2000, elapsedMs: 3.5,
+  };
+  const resolution = {
+    effective: { features: [] },
+    changes: [{ feature: 'webGpu', action: 'dropped', reason: 'fallback-adapter', detail: report.message }],
+    probe: report,
+  };
+
+  test('every foreign string escaped; one line a fact; one fenced block whose JSON reads back', () => {
+    const text = early.supportReport(resolution, { allowFallbackAdapter: false, verify: true });
+    // oxlint-disable-next-line no-control-regex -- matching them is the point
+    assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u, 'no raw control or bidi character');
+    const lines = text.trimEnd().split('\n');
+    assert.equal(lines.filter((line) => line.startsWith('```')).length, 2, 'one fenced block');
+    assert.equal(lines.filter((line) => line.startsWith('decision:')).length, 1);
+    assert.ok(!lines.some((line) => line.startsWith('- kept')), 'no forged line');
+    assert.match(text, /^options: \{"allowFallbackAdapter":false,"verify":true\}$/m);
+    assert.match(text, /^context: .*; secure context: (yes|no|unknown); cross-origin isolated: (yes|no|unknown)$/m);
+    const json = text.slice(text.indexOf('```json\n') + 8, text.lastIndexOf('```'));
+    assert.deepEqual(JSON.parse(json), report, 'the report, whole, as it was');
+  });
+
+  test('where it ran and a cached verdict are said', () => {
+    const cached = { ...report, reason: 'verified', verification: { cached: true } };
+    assert.match(early.supportReport(cached), /the verdict from the cache/);
+    assert.match(early.supportReport(report), /^context: (page|Node\.js|Node\.js with a DOM emulation)/m);
+  });
+});

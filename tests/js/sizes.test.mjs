@@ -24,8 +24,11 @@ const MEASURES = {
 
 /** [what, the file from the repository root, its measure, the budget in bytes (at most)]. */
 const SIZE_BUDGETS = [
-  // 84,856 B when set.
-  ['the full browser module', 'pkg/backend_targets_bg.wasm', 'gzip', 86_500],
+  // 84,856 B when set; raised from 86,500 for the core's one reader of kept
+  // verdicts in this module (`withKeptVerdict`: the full entry no longer
+  // reads them with JSON.parse) and the per-call `callWith`: 85,392 B before
+  // them, 87,054 B with them (BENCHMARKS.md, "Module sizes").
+  ['the full browser module', 'pkg/backend_targets_bg.wasm', 'gzip', 87_600],
   // 52,557 B when set: fetched only once an adapter answers.
   ['the detect-only browser module (backend-targets/detect)', 'pkg/detect_bg.wasm', 'gzip', 53_600],
   // 83,728 B when set: fetched only to verify an adapter without a kept verdict.
@@ -57,4 +60,24 @@ test('size: every measure a budget names exists, and each file has one budget', 
   // Each measure measures: 10,000 zero bytes are 10,000 raw and a few dozen gzipped.
   assert.equal(MEASURES.raw(Buffer.alloc(10_000)), 10_000);
   assert.ok(MEASURES.gzip(Buffer.alloc(10_000)) < 100);
+});
+
+/** The package README's size figures, each the build's: [the sentence's
+ *  figure (the first group, in KB of 1,000 B gzipped at level 9), the file]. */
+const README_FIGURES = [
+  [/about (\d+) KB gzipped instead of \d+ KB/, 'pkg/detect_bg.wasm'],
+  [/about \d+ KB gzipped instead of (\d+) KB/, 'pkg/backend_targets_bg.wasm'],
+  [/the line still downloads (\d+) KB/, 'pkg/detect_bg.wasm'],
+  [/`verified_bg\.wasm`: about (\d+) KB gzipped/, 'pkg/verified_bg.wasm'],
+  [/(\d+) KB of JS gzipped/, 'pkg/verified.js'],
+];
+
+test('size: every figure the package README states of a module is the build\'s, within 1 KB', () => {
+  const readme = readFileSync(join(ROOT, 'pkg-template', 'README.md'), 'utf8').replaceAll('\n', ' ');
+  for (const [pattern, file] of README_FIGURES) {
+    const said = readme.match(pattern);
+    assert.ok(said, `the package README no longer says ${pattern}: update README_FIGURES`);
+    const built = MEASURES.gzip(readFileSync(join(ROOT, file))) / 1000;
+    assert.ok(Math.abs(Number(said[1]) - built) <= 1, `the package README says ${said[0]}; ${file} is ${built.toFixed(1)} KB gzipped`);
+  }
 });

@@ -136,12 +136,12 @@ for (const [runtime, run] of Object.entries(runtimes)) {
 }
 
 // wasmtime's own failures share the status numbers with the
-// command's (1 is also "not plannable", 2 also "invalid input"). The README
-// says how a caller tells them apart; each row of its table is produced here.
-test('wasmtime: every row of the README\'s "what a caller sees" table, as wasmtime produces it', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+// command's (1 is also "not plannable", 2 also "invalid input").
+// docs/command.md says how a caller tells them apart; each row of its table is produced here.
+test('wasmtime: every row of docs/command.md\'s "what a caller sees" table, as wasmtime produces it', () => {
+  const readme = readFileSync(join(ROOT, 'docs', 'command.md'), 'utf8');
   const start = readme.indexOf('**Under wasmtime, what a caller sees.**');
-  assert.ok(start >= 0, 'the README has the section');
+  assert.ok(start >= 0, 'docs/command.md has the section');
   const table = readme.slice(start).split('\n\n').find((block) => block.startsWith('| status'));
   const rows = table.split('\n').slice(2).map((row) => row.split(' | ')[0].replace('| ', ''));
   assert.deepEqual(rows, ['0', '1', '1', '2', '2', '3', '13', '134']);

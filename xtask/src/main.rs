@@ -20,8 +20,8 @@ struct Task {
 const TASKS: &[Task] = &[
     Task {
         name: "quick",
-        about: "the loop to live in (under 2 minutes warm): rustfmt; the JS shell's unit tests on the source (no \
-                build, no browser); oxlint; clippy for the native target; the core's tests but the long strict-reader \
+        about: "the loop to live in (under 2 minutes warm): rustfmt; the JS shell's unit tests on the source and \
+                the documentation's check against the tree (no build, no browser); oxlint; clippy for the native target; the core's tests but the long strict-reader \
                 oracle",
         run: quick,
     },
@@ -56,7 +56,7 @@ const TASKS: &[Task] = &[
 /// The JS shell's unit suites, which run on the source with no build and no
 /// browser (scripts/test.sh runs this task first, so they gate CI too).
 const JS_UNIT_SUITES: &[&str] =
-    &["tests/js/shell.test.mjs", "tests/js/membrane.test.mjs", "tests/js/js-halves.test.mjs"];
+    &["tests/js/shell.test.mjs", "tests/js/membrane.test.mjs", "tests/js/js-halves.test.mjs", "tests/js/docs.test.mjs"];
 
 /// The core's long oracle (src/strict_reader_oracle.rs): `ci` runs it,
 /// `quick` leaves it out.

@@ -338,7 +338,17 @@ async fn probe_once(
         return unavailable(ProbeReason::NoNavigator, message, false);
     }
     if absent(&gpu) {
-        return Unreached::NO_WEBGPU_API.report(timeout);
+        // Which absence: a `null` API, a page that is not a secure context
+        // (`isSecureContext` false; a context that does not say is taken as
+        // secure), or no WebGPU in this browser.
+        let row = if gpu.is_null() {
+            Unreached::NULL_WEBGPU_API
+        } else if get(&js_sys::global(), "isSecureContext").as_bool() == Some(false) {
+            Unreached::INSECURE_CONTEXT
+        } else {
+            Unreached::NO_WEBGPU_API
+        };
+        return row.report(timeout);
     }
     // wgpu's browser backend expects a page, a worker, or Deno's own WebGPU:
     // elsewhere (Node with a WebGPU polyfill, even `{}`) creating its

@@ -465,8 +465,8 @@ const NO_PLAN_LINE: &str = "backend-targets: no plan: stdout's JSON is the answe
 /// [`NO_PLAN_LINE`], then for each op without a plan ([`unplanned_ops`]) a line
 /// naming it and, for each distinct reason its candidates were refused for,
 /// a line with the reason's spelling and what to do about it
-/// ([`RejectionReason::what_to_do`], from which README's table "Why a capsule
-/// was refused" is made).
+/// ([`RejectionReason::what_to_do`], from which the npm package README's table
+/// "Why a capsule was refused" is made).
 pub(crate) fn no_plan_advice(result: &PlanResult) -> String {
     let mut text = String::from(NO_PLAN_LINE);
     for (op, reasons) in unplanned_ops(result) {

@@ -2,7 +2,7 @@
 //! and the malformed-input corpus (`tests/vectors/malformed.json`), through the
 //! native binary. The same files are replayed under wasmtime and `node:wasi`
 //! by `tests/js/wasi.test.mjs`. `cargo xtask gen` (`UPDATE_GENERATED=1`) rewrites the goldens and
-//! the README's table of what to do.
+//! docs/native-probe.md's table of what to do.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -274,10 +274,11 @@ fn every_argument_echoed_in_an_error_is_quoted_and_cut() {
     }
 }
 
-/// The README's plan request example plans, as the README says it does.
+/// The plan request example of docs/command.md plans, as it says it does.
 #[test]
-fn the_readme_example_plans() {
-    let readme = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+fn the_documented_example_plans() {
+    let readme =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/command.md")).unwrap();
     let section = &readme[readme.find("## Plan request and result").expect("the section")..];
     let start = section.find("```json\n").expect("a JSON example") + 8;
     let example = &section[start..start + section[start..].find("```").unwrap()];
@@ -382,21 +383,24 @@ fn errors_say_what_to_do_in_the_command_s_words() {
     );
 }
 
-/// README's "what to do" table for the native probe's reasons is the one
+/// docs/native-probe.md's "what to do" table for the native probe's reasons is the one
 /// `NativeReason::what_to_do` makes: one row per reason, in its order.
 #[test]
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-fn the_readme_says_what_to_do_about_every_native_reason() {
+fn the_docs_say_what_to_do_about_every_native_reason() {
     use backend_targets::probe::native::NativeReason;
     let table = NativeReason::what_to_do_markdown();
     assert_eq!(table.lines().count(), NativeReason::ALL.len() + 2);
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/native-probe.md");
     let readme = std::fs::read_to_string(&path).unwrap();
     if std::env::var_os("UPDATE_GENERATED").is_some() && !readme.contains(&table) {
         std::fs::write(&path, with_table(&readme, &table)).unwrap();
         return;
     }
-    assert!(readme.contains(&table), "README.md's table of what to do is stale: run `cargo xtask gen`:\n{table}");
+    assert!(
+        readme.contains(&table),
+        "docs/native-probe.md's table of what to do is stale: run `cargo xtask gen`:\n{table}"
+    );
 }
 
 /// `document` with the Markdown table whose header row is `table`'s first
