@@ -32,7 +32,10 @@
 //               own module file: import { detect, executionProviders } from
 //               '/pkg/verified.js'; await detect({ allowFallbackAdapter:
 //               false, verify: true }) (the verification entry, no preload
-//               line: its README gives none)
+//               line)
+//   verify-preloaded  the same, with two lines in the <head> as the detect-only
+//               entry's README lines are: a modulepreload of verified.js and a
+//               low-priority preload of verified_bg.wasm
 //   compile-floor     not a way to decide: the reference's module, which also
 //               fetches and compiles (streaming) the detect-only .wasm, with
 //               its preload line, and decides once both are done. What the
@@ -114,6 +117,9 @@ const detectModule = (dir = '/pkg/') => `import { detect } from '${dir}detect.js
 const resolution = await detect();
 ${decide("resolution.changes[0].action === 'kept' ? 'webgpu' : 'wasm'")}
 `;
+// Two lines for the verification entry, as the detect-only entry's README lines are.
+const verifyPreload = (dir = '/pkg/') => `<link rel="modulepreload" href="${dir}verified.js">
+<link rel="preload" href="${dir}verified_bg.wasm" as="fetch" type="application/wasm" crossorigin fetchpriority="low">`;
 // The package README's quick start (the verification entry), as an app's module.
 const verifyModule = (dir = '/pkg/') => `import { detect, executionProviders } from '${dir}verified.js';
 const resolution = await detect({ allowFallbackAdapter: false, verify: true });
@@ -163,6 +169,7 @@ export const VARIANTS = {
   'detect-lean': appPage('detect-app', '/pkg/', '<link rel="modulepreload" href="/pkg/detect.js">'),
   'detect-eager': appPage('detect-app', '/pkg/', detectPreload('/pkg/', '')),
   'verify-app': appPage('verify-app', '/pkg/', ''),
+  'verify-preloaded': appPage('verify-app', '/pkg/', verifyPreload()),
   'compile-floor': floorPage(),
   ...Object.fromEntries(ALSO.map(([name, path]) => [name, page(packageScript(`${path}index.js`))])),
   ...Object.fromEntries(ALSO_DETECT.flatMap(([name, dir]) => [

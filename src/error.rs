@@ -268,6 +268,23 @@ const HEX_DIGITS: [&str; 16] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"
 /// Text longer than this is quoted in part in messages.
 const QUOTE_BYTES: usize = 64;
 
+/// `text` with every unprintable character (a control, C1, a separator, a
+/// bidirectional override or isolate) and, `fenced`, every backtick written
+/// as its JSON escape (`\u001b`): a foreign string (a library's, a
+/// driver's, an adapter's) stays on its line, in its order, and inside its
+/// code fence in a report. A line of JSON stays JSON.
+pub fn printable(text: &str, fenced: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() || hidden(c) || (fenced && c == '`') {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// `quoted`, cut to its first 64 bytes (at a character boundary) with the
 /// full length named: a message never repeats a 10 MB key. Public for the
 /// service (`http/`), whose messages quote query parameters as the command
@@ -310,7 +327,22 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use proptest::prelude::*;
+
+    /// What a hostile library could write into a report: escaped, on its line.
+    #[test]
+    fn printable_escapes_what_could_forge_a_report() {
+        let hostile = "evil\u{1b}[31m\r\n- kept (device-available)\n```\n\u{202e}gpu\u{85}\u{2066}x\u{2069}";
+        let line = printable(hostile, false);
+        assert_eq!(
+            line,
+            "evil\\u001b[31m\\u000d\\u000a- kept (device-available)\\u000a```\\u000a\\u202egpu\\u0085\\u2066x\\u2069"
+        );
+        assert!(!line.contains('\n') && !line.chars().any(char::is_control));
+        assert_eq!(printable("a `code` fence", true), "a \\u0060code\\u0060 fence");
+        assert_eq!(printable("plain text, é and 漢字", true), "plain text, é and 漢字");
+    }
 
     /// Levenshtein's distance, plain and whole: what `edit_distance_within`
     /// must agree with.

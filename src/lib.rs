@@ -67,10 +67,11 @@ pub mod vocab;
 pub mod webgpu;
 
 /// The small parts of the sentences every edge writes: a list joined, a
-/// value quoted (shortened past 64 characters), so that the command's and
-/// the service's messages read as the core's.
+/// value quoted (shortened past 64 characters), a foreign string made safe
+/// for a report, so that the command's and the service's messages read as
+/// the core's.
 pub mod wording {
-    pub use crate::error::{joined, quoted_short};
+    pub use crate::error::{joined, printable, quoted_short};
 }
 
 pub use availability::Availability;

@@ -27,12 +27,10 @@ fn every_reason_says_what_to_do_in_words_of_its_own() {
 #[test]
 fn the_package_readme_carries_the_table() {
     let table = RejectionReason::what_to_do_markdown();
-    for readme in ["pkg-template/README.md"] {
-        assert!(
-            repository_file(readme).contains(&table),
-            "{readme} lacks the table; paste `what_to_do_markdown()`:\n{table}"
-        );
-    }
+    assert!(
+        repository_file("pkg-template/README.md").contains(&table),
+        "pkg-template/README.md lacks the table; paste `what_to_do_markdown()`:\n{table}"
+    );
 }
 
 /// The demo's `WHAT_TO_DO` (www/planner.js): each reason's row as a JSON

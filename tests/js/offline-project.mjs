@@ -1,13 +1,13 @@
 // A fresh temporary project that installs real packages offline, as a new
-// user's would: the recipe tests (ort-vite.test.mjs, transformers.test.mjs)
+// user's would, and Vite's dev server in it (`startViteDev`): the recipe tests (ort-vite.test.mjs, transformers.test.mjs)
 // install npm packages into it from the npm cache that `npm ci` in tests/js
 // (scripts/setup.sh) filled, and the package's own tarball, with no network.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { ROOT } from './common.mjs';
+import { ROOT, freePort } from './common.mjs';
 
 const LOCKFILE = join(ROOT, 'tests', 'js', 'package-lock.json');
 
@@ -75,4 +75,39 @@ export function offlineProject(prefix, dependencies, tarball) {
   r = run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', `./${basename(tarball)}`]);
   assert.equal(r.status, 0, `npm install --offline failed:\n${r.output}`);
   return { dir, write, run };
+}
+
+/** `vite` (its dev server, the script `vite`) in the project `dir` until
+ *  `close()`: { origin, output(), close }. */
+export async function startViteDev(vite, dir) {
+  const port = await freePort();
+  const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
+  const child = spawn(process.execPath, [vite, '--host', '127.0.0.1', '--port', String(port), '--strictPort', '--logLevel', 'info'],
+    { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`vite did not start:\n${output}`)), 120_000);
+    const read = (chunk) => {
+      output += chunk;
+      if (output.includes(`http://127.0.0.1:${port}/`)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`vite exited (${code}):\n${output}`));
+    });
+  });
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    output: () => output,
+    close: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

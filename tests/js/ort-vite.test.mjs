@@ -20,13 +20,12 @@
 // against the same arithmetic done here, in float64 (as onnx.test.mjs does).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { withChromium } from './chromium.mjs';
-import { ROOT, freePort } from './common.mjs';
+import { ROOT } from './common.mjs';
 import { serve } from './static-server.mjs';
-import { offlineProject } from './offline-project.mjs';
+import { offlineProject, startViteDev } from './offline-project.mjs';
 
 const VITE = join(ROOT, 'tests', 'js', 'node_modules', 'vite', 'bin', 'vite.js');
 const { version } = JSON.parse(readFileSync(join(ROOT, 'pkg-template', 'package.json'), 'utf8'));
@@ -74,40 +73,7 @@ window.__result = { ep: ${recipe.ep}, y: Array.from(y.data), dims: y.dims };
 let dir;
 let write;
 let run;
-const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
-
-/** `vite` (its dev server) in the project until `close()`: { origin, output(), close }. */
-async function viteDev() {
-  const port = await freePort();
-  const child = spawn(process.execPath, [VITE, '--host', '127.0.0.1', '--port', String(port), '--strictPort', '--logLevel', 'info'],
-    { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`vite did not start:\n${output}`)), 120_000);
-    const read = (chunk) => {
-      output += chunk;
-      if (output.includes(`http://127.0.0.1:${port}/`)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`vite exited (${code}):\n${output}`));
-    });
-  });
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    output: () => output,
-    close: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
+const viteDev = () => startViteDev(VITE, dir);
 
 /** Loads `origin`/ in Chromium with `flags`; returns the page's result and the paths it requested. */
 async function runPage(origin, flags) {

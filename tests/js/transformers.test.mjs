@@ -25,11 +25,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './common.mjs';
 import { withChromium } from './chromium.mjs';
-import { offlineProject } from './offline-project.mjs';
+import { offlineProject, startViteDev } from './offline-project.mjs';
 import { serve } from './static-server.mjs';
 
 const TOOLS = join(ROOT, 'tests', 'js', 'node_modules');
@@ -118,7 +118,8 @@ before(() => {
     .dependencies['onnxruntime-web'];
   assert.equal(JSON.parse(readFileSync(join(ortWeb, 'package.json'), 'utf8')).version, wanted);
   mkdirSync(join(dir, 'public', 'ort'), { recursive: true });
-  for (const file of readdirSync(join(ortWeb, 'dist')).filter((f) => f.startsWith('ort-wasm-simd-threaded.'))) {
+  // The two files the README names, and no others.
+  for (const file of ['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm']) {
     copyFileSync(join(ortWeb, 'dist', file), join(dir, 'public', 'ort', file));
   }
 
@@ -136,9 +137,10 @@ after(() => {
   if (dir && !process.env.KEEP_TRANSFORMERS_DIR) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Opens the build in `outDir` in a Chromium with `flags`; returns the page's answer and the requests. */
+/** Opens the build in `outDir` (or a running server, `{ origin }`) in a
+ *  Chromium with `flags`; returns the page's answer and the requests. */
 async function runPage(outDir, flags) {
-  const server = await serve(outDir);
+  const server = typeof outDir === 'string' ? await serve(outDir) : { ...outDir, requests: [], close: async () => {} };
   try {
     return await withChromium(flags, async (context) => {
       const outside = [];
@@ -149,6 +151,14 @@ async function runPage(outDir, flags) {
         return route.abort();
       });
       const page = await context.newPage();
+      // (A static server of this suite's records what it answered; Vite's
+      // dev server is seen from the page.)
+      if (typeof outDir !== 'string') {
+        page.on('response', (response) => {
+          const url = new URL(response.url());
+          if (url.origin === server.origin) server.requests.push({ path: url.pathname, status: response.status() });
+        });
+      }
       const problems = [];
       page.on('console', (message) => {
         if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
@@ -195,12 +205,27 @@ describe(`the package README's Transformers.js recipe (@huggingface/transformers
   before(() => {
     const readme = recipe(READ_ME());
     for (const setting of ['env.allowRemoteModels = false', 'env.allowLocalModels = true', "env.localModelPath = '/models/'",
-      "env.backends.onnx.wasm.wasmPaths = '/ort/'"]) {
+      "env.backends.onnx.wasm.wasmPaths = new URL('/ort/', self.location.href).href"]) {
       assert.ok(readme.includes(setting), `the recipe sets ${setting}`);
     }
     const source = replaceOnce(readme, README_MODEL, `'${MODEL}'`);
+    builds.source = `${source}${RUN}`;
     builds.recipe = build(`${source}${RUN}`, 'dist');
     builds.presence = build(`${replaceOnce(source, README_DETECT, PRESENCE_DETECT)}${RUN}`, 'dist-presence');
+  });
+
+  test('under `vite dev` (no adapter): the same run, ONNX Runtime\'s files from /ort/ as the README has them', async () => {
+    writeFileSync(join(dir, 'main.js'), builds.source);
+    rmSync(join(dir, 'node_modules', '.vite'), { recursive: true, force: true });
+    const server = await startViteDev(VITE, dir);
+    try {
+      const run = await runPage({ origin: server.origin }, []);
+      assert.equal(run.answer.reason, 'no-adapter');
+      assertRun(run, 'wasm', 'q8');
+    } finally {
+      await server.close();
+    }
+    assert.doesNotMatch(server.output(), /error|fail/i, `vite printed an error:\n${server.output()}`);
   });
 
   test('no adapter (default flags): wasm with q8, model_quantized.onnx, the right numbers', async () => {

@@ -10,7 +10,7 @@ use backend_targets::Limits;
 use backend_targets::SchemaName;
 use backend_targets::json::{to_json, to_json_pretty};
 use backend_targets::plan_result::RejectionReason;
-use backend_targets::probe::native::{NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
+use backend_targets::probe::native::{ChangeAction, NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
 use backend_targets::reference_capsules;
 use backend_targets::vocab::BackendOp;
 use backend_targets::wording::quoted_short;
@@ -282,6 +282,7 @@ pub(crate) fn probe_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read 
 /// checks, their messages and times).
 #[cfg(not(target_family = "wasm"))]
 pub(crate) fn support_report(resolution: &NativeResolution) -> String {
+    use backend_targets::wording::printable;
     let described = |target: &Target| {
         let features: Vec<&str> = target.features.iter().map(|feature| feature.as_str()).collect();
         format!("accelerator {}, features [{}]", target.accelerator, features.join(", "))
@@ -296,15 +297,18 @@ pub(crate) fn support_report(resolution: &NativeResolution) -> String {
         described(&resolution.declared),
         described(&resolution.effective),
     );
+    // What a library or driver said is escaped (`printable`): one `- ` line
+    // a change, and one fenced block, whatever it said.
     for change in &resolution.changes {
-        text.push_str(&format!("- {} ({}): {}\n", change.action, change.reason, change.detail));
+        text.push_str(&format!("- {} ({}): {}\n", change.action, change.reason, printable(&change.detail, false)));
     }
+    let json: Vec<String> = to_json_pretty(resolution).lines().map(|line| printable(line, true)).collect();
     text.push_str(&format!(
         "probe: checks {}, {} ms (timeoutMs {})\n```json\n{}\n```\n",
         host.checks.len(),
         host.elapsed_ms,
         host.timeout_ms,
-        to_json_pretty(resolution)
+        json.join("\n")
     ));
     text
 }
@@ -429,7 +433,7 @@ pub(crate) fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read +
     let mut request = parse_plan_request(&text, &limits)?;
     if !probe {
         let result = request.run();
-        let advice = (!result.ok).then(|| no_plan_advice(&result));
+        let advice = (!result.ok).then(|| no_plan_advice(&result, None));
         return Ok(plan_outcome(output.json(&result), advice));
     }
     let Some(target) = request.target.take() else {
@@ -442,7 +446,7 @@ pub(crate) fn plan_command(parser: &mut lexopt::Parser, stdin: &mut (impl Read +
     let resolution = probe_target(&target, timeout_ms.unwrap_or(NATIVE_PROBE_TIMEOUT_MS))?;
     request.availability = Some(resolution.availability.clone());
     let result = request.run();
-    let advice = (!result.ok).then(|| no_plan_advice(&result));
+    let advice = (!result.ok).then(|| no_plan_advice(&result, Some(&resolution)));
     Ok(plan_outcome(output.json(&ProbedPlanResult::new(result, resolution)), advice))
 }
 
@@ -458,24 +462,46 @@ fn plan_outcome(json: String, advice: Option<String>) -> Outcome {
 /// The first line stderr says when no plan exists: stdout's JSON is the
 /// answer, and where in it to look.
 const NO_PLAN_LINE: &str = "backend-targets: no plan: stdout's JSON is the answer (each op's `message` says \
-     which op found no capsule on which device, each candidate's `reason` which rule refused it); what to do, \
-     op by op:\n";
+     which op found no capsule on which device, each candidate's `reason` which rule refused it); what to do:\n";
+
+/// How many ops a line of advice names before it counts the rest: the
+/// advice stays a few lines whatever the request's size.
+const NAMED_OPS: usize = 8;
+
+/// `ops` as a line names them: the first [`NAMED_OPS`], then how many more.
+fn named_ops(ops: &[BackendOp]) -> String {
+    let named: Vec<&str> = ops.iter().take(NAMED_OPS).map(|op| op.as_str()).collect();
+    match ops.len().checked_sub(NAMED_OPS).filter(|&more| more > 0) {
+        Some(more) => format!("{} and {more} more", named.join(", ")),
+        None => named.join(", "),
+    }
+}
 
 /// What stderr says when no plan exists, for the person at the terminal:
-/// [`NO_PLAN_LINE`], then for each op without a plan ([`unplanned_ops`]) a line
-/// naming it and, for each distinct reason its candidates were refused for,
-/// a line with the reason's spelling and what to do about it
-/// ([`RejectionReason::what_to_do`], from which the npm package README's table
-/// "Why a capsule was refused" is made).
-pub(crate) fn no_plan_advice(result: &PlanResult) -> String {
+/// [`NO_PLAN_LINE`]; with `plan --probe` (`probed`), first what the probe
+/// dropped and why (the check's reason and its words); then the ops whose
+/// catalog has no capsule at all, and each distinct reason capsules were
+/// refused for, once, with the ops it refused (named up to [`NAMED_OPS`])
+/// and what to do about it ([`RejectionReason::what_to_do`], from which the
+/// npm package README's table "Why a capsule was refused" is made). Linear
+/// in the answer, and the same natively and under WASI.
+pub(crate) fn no_plan_advice(result: &PlanResult, probed: Option<&NativeResolution>) -> String {
     let mut text = String::from(NO_PLAN_LINE);
-    for (op, reasons) in unplanned_ops(result) {
-        text.push_str(&format!("  op {op}:\n"));
-        if reasons.is_empty() {
-            text.push_str("    the catalog has no capsule for this op: declare one\n");
+    for change in probed.map_or(&[][..], |resolution| resolution.changes.as_slice()) {
+        if change.action == ChangeAction::Dropped {
+            text.push_str(&format!("  the probe dropped it: {} ({})\n", change.detail, change.reason));
         }
-        for reason in reasons {
-            text.push_str(&format!("    {reason}: {}\n", reason.what_to_do()));
+    }
+    let ops = unplanned_ops(result);
+    let bare: Vec<BackendOp> = ops.iter().filter(|(_, reasons)| reasons.is_empty()).map(|(op, _)| *op).collect();
+    if !bare.is_empty() {
+        text.push_str(&format!("  no capsule in the catalog for {}: declare one (`capsules`)\n", named_ops(&bare)));
+    }
+    for reason in RejectionReason::ALL {
+        let refused: Vec<BackendOp> =
+            ops.iter().filter(|(_, reasons)| reasons.contains(reason)).map(|(op, _)| *op).collect();
+        if !refused.is_empty() {
+            text.push_str(&format!("  {reason} (op {}): {}\n", named_ops(&refused), reason.what_to_do()));
         }
     }
     text
@@ -488,7 +514,8 @@ pub(crate) fn no_plan_advice(result: &PlanResult) -> String {
 /// mode, every op a config could not plan (each is why that config failed).
 fn unplanned_ops(result: &PlanResult) -> Vec<(BackendOp, Vec<RejectionReason>)> {
     let failures = || result.attempts.iter().flat_map(|attempt| &attempt.ops).filter(|op| op.message.is_some());
-    let unplanned: Vec<usize> = if result.mode == PlanMode::PerOp {
+    // (A set: a request of many ops is looked up once each, not scanned.)
+    let unplanned: std::collections::HashSet<usize> = if result.mode == PlanMode::PerOp {
         let last = result.attempts.last().map(|attempt| attempt.ops.as_slice()).unwrap_or_default();
         last.iter().filter(|op| op.message.is_some()).map(|op| op.op_index).collect()
     } else {
