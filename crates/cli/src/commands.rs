@@ -514,15 +514,21 @@ pub(crate) fn no_plan_advice(result: &PlanResult, probed: Option<&NativeResoluti
 /// mode, every op a config could not plan (each is why that config failed).
 fn unplanned_ops(result: &PlanResult) -> Vec<(BackendOp, Vec<RejectionReason>)> {
     let failures = || result.attempts.iter().flat_map(|attempt| &attempt.ops).filter(|op| op.message.is_some());
-    // (A set: a request of many ops is looked up once each, not scanned.)
-    let unplanned: std::collections::HashSet<usize> = if result.mode == PlanMode::PerOp {
+    // Which op indexes found no plan, as flags by index: a request of many
+    // ops is looked up once each, not scanned (and no hash table is linked
+    // into the WASI command for it).
+    let indexes: Vec<usize> = if result.mode == PlanMode::PerOp {
         let last = result.attempts.last().map(|attempt| attempt.ops.as_slice()).unwrap_or_default();
         last.iter().filter(|op| op.message.is_some()).map(|op| op.op_index).collect()
     } else {
         failures().map(|op| op.op_index).collect()
     };
+    let mut unplanned = vec![false; indexes.iter().max().map_or(0, |&max| max + 1)];
+    for index in indexes {
+        unplanned[index] = true;
+    }
     let mut ops: Vec<(BackendOp, Vec<RejectionReason>)> = Vec::new();
-    for failure in failures().filter(|op| unplanned.contains(&op.op_index)) {
+    for failure in failures().filter(|op| unplanned.get(op.op_index).copied().unwrap_or(false)) {
         let at = match ops.iter().position(|(op, _)| *op == failure.op) {
             Some(at) => at,
             None => {
