@@ -302,6 +302,27 @@ pub(crate) fn support_report(resolution: &NativeResolution) -> String {
     for change in &resolution.changes {
         text.push_str(&format!("- {} ({}): {}\n", change.action, change.reason, printable(&change.detail, false)));
     }
+    // What a maintainer asks first: the environment the loader and the
+    // runtimes read, and the system.
+    let variable = |name: &str| match std::env::var_os(name) {
+        Some(value) => format!("{name}={}", printable(&value.to_string_lossy(), false)),
+        None => format!("{name} unset"),
+    };
+    text.push_str(&format!(
+        "environment: {}; {}; {}\nsystem: {}\n",
+        variable("CUDA_VISIBLE_DEVICES"),
+        variable("LD_LIBRARY_PATH"),
+        variable("HIP_VISIBLE_DEVICES"),
+        printable(&system_description(), false)
+    ));
+    // What to do about each reason a change was dropped for, once.
+    let mut reasons = Vec::new();
+    for change in resolution.changes.iter().filter(|change| change.action == ChangeAction::Dropped) {
+        if !reasons.contains(&change.reason) {
+            reasons.push(change.reason);
+            text.push_str(&format!("what to do ({}): {}\n", change.reason, change.reason.what_to_do()));
+        }
+    }
     let json: Vec<String> = to_json_pretty(resolution).lines().map(|line| printable(line, true)).collect();
     text.push_str(&format!(
         "probe: checks {}, {} ms (timeoutMs {})\n```json\n{}\n```\n",
@@ -311,6 +332,23 @@ pub(crate) fn support_report(resolution: &NativeResolution) -> String {
         json.join("\n")
     ));
     text
+}
+
+/// The system a report names: the distribution (`/etc/os-release`'s
+/// `PRETTY_NAME`) and the kernel (`/proc/sys/kernel/osrelease`), where this
+/// system has them; else the OS and architecture Rust was built for.
+#[cfg(not(target_family = "wasm"))]
+fn system_description() -> String {
+    let distribution = std::fs::read_to_string("/etc/os-release").ok().and_then(|text| {
+        text.lines().find_map(|line| Some(line.strip_prefix("PRETTY_NAME=")?.trim_matches('"').to_string()))
+    });
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok().map(|text| text.trim().to_string());
+    match (distribution, kernel) {
+        (Some(distribution), Some(kernel)) => format!("{distribution}, kernel {kernel}"),
+        (Some(distribution), None) => distribution,
+        (None, Some(kernel)) => format!("{} kernel {kernel}", std::env::consts::OS),
+        (None, None) => format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+    }
 }
 
 /// Never reached: a WASI module refuses the probe before any report.
@@ -489,7 +527,7 @@ pub(crate) fn no_plan_advice(result: &PlanResult, probed: Option<&NativeResoluti
     let mut text = String::from(NO_PLAN_LINE);
     for change in probed.map_or(&[][..], |resolution| resolution.changes.as_slice()) {
         if change.action == ChangeAction::Dropped {
-            text.push_str(&format!("  the probe dropped it: {} ({})\n", change.detail, change.reason));
+            text.push_str(&format!("  the probe: {} ({})\n", change.detail, change.reason));
         }
     }
     let ops = unplanned_ops(result);

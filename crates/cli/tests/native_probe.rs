@@ -14,6 +14,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use backend_targets::probe::native::NativeReason;
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_backend-targets");
@@ -318,10 +319,17 @@ fn report_is_a_text_for_a_bug_report_around_the_resolution() {
     assert_eq!(reported, plain);
     assert_eq!(reported["probe"]["checks"].as_array().unwrap().len(), 3);
     assert!(text.contains("\nprobe: checks 3, "), "{text}");
+    // What a maintainer asks first: the loader's and the runtimes' variables, the system.
+    assert!(text.contains("\nenvironment: CUDA_VISIBLE_DEVICES"), "{text}");
+    assert!(text.contains("; LD_LIBRARY_PATH"), "{text}");
+    assert!(text.contains("\nsystem: ") && text.contains("kernel "), "{text}");
     // Without a driver: the decision and each change say so.
     let none = command(&["probe", "linuxCuda", "--report"], &[], &[], "");
     assert!(none.stdout.contains("\ndecision: accelerator none, features []\n"), "{}", none.stdout);
     assert!(none.stdout.contains("\n- dropped (driver-not-found): the cuda accelerator dropped: "), "{}", none.stdout);
+    // And what to do, once per reason.
+    let advice = format!("\nwhat to do (driver-not-found): {}\n", NativeReason::DriverNotFound.what_to_do());
+    assert_eq!(none.stdout.matches(&advice).count(), 1, "{}", none.stdout);
 }
 
 #[test]
