@@ -479,7 +479,7 @@ enum Answer {
 /// single promise adapter in the module, not one of each per export.
 /// `started` is when the call was made (see `probeStart`).
 /// `unloaded`: why the verification's module could not be loaded, for a
-/// probe asked to verify that cannot ([`unverified`]).
+/// probe asked to verify that cannot ([`call_with`]'s `cause`).
 async fn probe_and_answer(
     options: JsValue,
     answer: Answer,
