@@ -36,7 +36,7 @@ const instance = instantiateOnce(init, url, ['probe', 'detect', 'callWith'], () 
   const compiling = early;
   early = undefined;
   return compiling;
-}, 'detect_bg.wasm');
+}, 'detect_bg.wasm', '__backendTargetsDetect');
 
 /** Starts fetching and compiling the module, unless that is under way. */
 const compileNow = () => {

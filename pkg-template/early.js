@@ -159,20 +159,13 @@ export function compileSync(input) {
   }
 }
 
-/** The export naming each of the package's modules (crates/browser/src/lib.rs), by
- *  the file wasm-bindgen gives it. */
-const MODULE_MARKS = {
-  'backend_targets_bg.wasm': '__backendTargetsFull',
-  'detect_bg.wasm': '__backendTargetsDetect',
-  'verified_bg.wasm': '__backendTargetsVerify',
-};
-
 /** Refuses a module that lacks one of `names` among its exports (another
- *  package's .wasm, a stale one) or that is another entry's (it lacks the
- *  export naming `file`'s module, or imports from another glue than
- *  `file`'s) before it is instantiated, so that a later init() with the
- *  right one still can be. */
-export function checkModule(module, names, file) {
+ *  package's .wasm, a stale one) or that is another entry's (it lacks
+ *  `mark`, the export naming this entry's module, crates/browser/src/lib.rs,
+ *  or imports from another glue than `file`'s) before it is instantiated,
+ *  so that a later init() with the right one still can be. (The mark is
+ *  each entry's own: an entry names no other module's file.) */
+export function checkModule(module, names, file, mark) {
   const exported = new Set(WebAssembly.Module.exports(module).map((entry) => entry.name));
   const missing = names.find((name) => !exported.has(name));
   if (missing !== undefined) {
@@ -184,7 +177,7 @@ export function checkModule(module, names, file) {
   // names itself by an export, which renaming its imports does not change.
   const glue = `./${file.replace(/\.wasm$/, '.js')}`;
   const ownGlue = WebAssembly.Module.imports(module).some((entry) => entry.module === glue);
-  if (!ownGlue || !exported.has(MODULE_MARKS[file])) {
+  if (!ownGlue || !exported.has(mark)) {
     throw backendError('invalid-value', `init() was given a .wasm that is not this entry's module (${file}): another `
       + `entry's, to init through that entry; it was not instantiated`);
   }
@@ -195,16 +188,16 @@ export function checkModule(module, names, file) {
  *  from `moduleOrPath` given before the first call, else the module
  *  compiling early (`takeEarly()` hands it over, once), else `url`; a module
  *  lacking one of `names`, or another entry's (not `file`'s, the name
- *  wasm-bindgen gave this entry's module), is refused before it is
- *  instantiated; after a failure, the next call tries again. `started()`:
- *  whether a call began. */
-export function instantiateOnce(instantiate, url, names, takeEarly, file) {
+ *  wasm-bindgen gave this entry's module, without `mark`, its export), is
+ *  refused before it is instantiated; after a failure, the next call tries
+ *  again. `started()`: whether a call began. */
+export function instantiateOnce(instantiate, url, names, takeEarly, file, mark) {
   let ready;
   const initEntry = (moduleOrPath) => {
     if (ready === undefined) {
       const compiling = takeEarly();
       ready = compile(moduleOrPath ?? compiling ?? url).then((module) => {
-        checkModule(module, names, file);
+        checkModule(module, names, file, mark);
         return instantiate({ module_or_path: module });
       });
       ready.catch(() => {
@@ -349,9 +342,11 @@ const timeBound = (answer) => {
  *  one call with the same `answer` and the same options (as JSON text) is in
  *  flight, another gets a copy of its answer (each caller its own), not a
  *  second verification: one device, one budget, for the same adapter. A
- *  caller that joined later, and whose own bound has time left when the
- *  shared call answers that time ran out, makes its own call instead: an
- *  answer never says time ran out before the caller's own `timeoutMs`. */
+ *  caller that joined later, and that has more than a quarter of its own
+ *  `timeoutMs` left when the shared call answers that time ran out, makes
+ *  its own call instead: an answer does not say time ran out long before
+ *  the caller's own bound (a caller that joined at once shares the answer:
+ *  its own call would have no time left to ask). */
 export function sharing(call) {
   const inFlight = new Map();
   return (options, answer, began = now(), ...rest) => {
@@ -363,9 +358,11 @@ export function sharing(call) {
     }
     const shared = inFlight.get(key);
     if (shared !== undefined) {
-      return shared.then((value) => (timeBound(value) && now() < began + boundOf(options).timeoutMs
-        ? call(options, answer, began, ...rest)
-        : structuredClone(value)));
+      return shared.then((value) => {
+        const { timeoutMs } = boundOf(options);
+        const left = began + timeoutMs - now();
+        return timeBound(value) && left > timeoutMs / 4 ? call(options, answer, began, ...rest) : structuredClone(value);
+      });
     }
     const started = call(options, answer, began, ...rest).finally(() => inFlight.delete(key));
     inFlight.set(key, started);

@@ -176,7 +176,7 @@ export async function clearVerifications() {
 export function initSync(input) {
   if (instance.instantiated) return /** @type {any} */ (glue).initSync();
   const module = compileSync(input);
-  checkModule(module, instance.names, 'backend_targets_bg.wasm');
+  checkModule(module, instance.names, 'backend_targets_bg.wasm', '__backendTargetsFull');
   const exports = glue.initSync({ module });
   instance.instantiated = true;
   return exports;
@@ -193,7 +193,7 @@ export default async function initEntry(moduleOrPath) {
     early = undefined;
   }
   const module = await compile(source);
-  checkModule(module, instance.names, 'backend_targets_bg.wasm');
+  checkModule(module, instance.names, 'backend_targets_bg.wasm', '__backendTargetsFull');
   const exports = await init({ module_or_path: module });
   instance.instantiated = true;
   return exports;

@@ -26,7 +26,7 @@ const instance = instantiateOnce(init, url, ['probe', 'detect', 'callWith'], () 
   const compiling = early;
   early = undefined;
   return compiling;
-}, 'verified_bg.wasm');
+}, 'verified_bg.wasm', '__backendTargetsVerify');
 
 /** Starts fetching and compiling the module, unless that is under way. */
 const compileNow = () => {
