@@ -285,6 +285,18 @@ pub fn printable(text: &str, fenced: bool) -> String {
     out
 }
 
+/// A Markdown table of what to do per reason, `| reason | what to do |`,
+/// one row per `(spelling, advice)` in order: the one shape of the tables
+/// the documentation shows from the code (`RejectionReason`'s and
+/// `NativeReason`'s `what_to_do_markdown`).
+pub fn what_to_do_table<'a>(rows: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let mut text = String::from("| reason | what to do |\n|---|---|\n");
+    for (reason, advice) in rows {
+        text.push_str(&format!("| `{reason}` | {advice} |\n"));
+    }
+    text
+}
+
 /// `quoted`, cut to its first 64 bytes (at a character boundary) with the
 /// full length named: a message never repeats a 10 MB key. Public for the
 /// service (`http/`), whose messages quote query parameters as the command

@@ -116,11 +116,7 @@ impl NativeReason {
 
     /// the "what to do" table of docs/native-probe.md, from [`what_to_do`](Self::what_to_do).
     pub fn what_to_do_markdown() -> String {
-        let mut text = String::from("| reason | what to do |\n|---|---|\n");
-        for reason in Self::ALL {
-            text.push_str(&format!("| `{reason}` | {} |\n", reason.what_to_do()));
-        }
-        text
+        crate::error::what_to_do_table(Self::ALL.iter().map(|reason| (reason.as_str(), reason.what_to_do())))
     }
 }
 
