@@ -288,7 +288,25 @@ impl VJPMode {
 #[doc(hidden)]
 macro_rules! for_each_vocabulary {
     ($callback:ident) => {
-        $crate::for_each_common_vocabulary!($callback);
+        $callback!($crate::vocab::OperatingSystem);
+        $callback!($crate::vocab::Architecture);
+        $callback!($crate::vocab::Accelerator);
+        $callback!($crate::vocab::BuildFeature);
+        $callback!($crate::vocab::Device);
+        $callback!($crate::vocab::Provider);
+        $callback!($crate::vocab::TrustLevel);
+        $callback!($crate::vocab::TrustPolicy);
+        $callback!($crate::vocab::VJPMode);
+        $callback!($crate::vocab::BackendOp);
+        $callback!($crate::Preset);
+        $callback!($crate::SchemaName);
+        $callback!($crate::ErrorCode);
+        $callback!($crate::plan_result::RejectionReason);
+        $callback!($crate::plan_result::Verdict);
+        $callback!($crate::PlanMode);
+        $callback!($crate::probe::web::ProbeReason);
+        $callback!($crate::probe::web::FeatureAction);
+        $callback!($crate::probe::web::PowerPreference);
         $callback!($crate::probe::native::NativeReason);
         $callback!($crate::probe::native::ChangeAction);
         $callback!($crate::probe::native::NativeCheck);
@@ -302,16 +320,6 @@ macro_rules! for_each_vocabulary {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! for_each_vocabulary {
-    ($callback:ident) => {
-        $crate::for_each_common_vocabulary!($callback);
-    };
-}
-
-/// The vocabularies of every build, the list both `for_each_vocabulary!`
-/// definitions start with (written once). Hidden and not API.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! for_each_common_vocabulary {
     ($callback:ident) => {
         $callback!($crate::vocab::OperatingSystem);
         $callback!($crate::vocab::Architecture);
