@@ -575,7 +575,7 @@ export function loaderOf(load) {
 }
 
 /** Why a load failed, as the runtime said it (for the module's
- *  `unverified`, which says it in the answer). */
+ *  `callWith` with a cause, which says it in the answer). */
 export function causeOf(error) {
   try {
     return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
