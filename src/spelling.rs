@@ -16,20 +16,23 @@ macro_rules! spelled_enum {
     (
         $(#[$meta:meta])*
         $vis:vis enum $name:ident {
-            $( $(#[doc = $vdoc:literal])* $variant:ident = $spelling:literal $(| $alias:literal)* ),+ $(,)?
+            $( $( $(#[doc = $vdoc:literal])+ )? $variant:ident = $spelling:literal $(| $alias:literal)* ),+ $(,)?
         }
     ) => {
         $(#[$meta])*
-        // The TypeScript type's JSDoc lists every spelling with its variant's
-        // doc, where an editor shows it (a union member has no doc of its
-        // own); rustdoc and the JSON Schema keep them on the variants.
+        // The TypeScript type's JSDoc lists every documented spelling with
+        // its variant's doc, where an editor shows it (a union member has no
+        // doc of its own); rustdoc and the JSON Schema keep them on the
+        // variants. A variant without a doc adds nothing: its spelling is in
+        // the union already, and an entry "spelling —" with nothing after the
+        // dash was noise in an editor's hover (tests/js/types-docs.test.mjs).
         // (Literal lines only: tsify reads no `concat!`.)
-        $(
+        $($(
             #[cfg_attr(feature = "typescript", doc = "")]
             #[cfg_attr(feature = "typescript", doc = $spelling)]
             #[cfg_attr(feature = "typescript", doc = "\u{2014}")]
-            $(#[cfg_attr(feature = "typescript", doc = $vdoc)])*
-        )+
+            $(#[cfg_attr(feature = "typescript", doc = $vdoc)])+
+        )?)+
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
@@ -40,7 +43,7 @@ macro_rules! spelled_enum {
             // Read by the schema and TypeScript derives only: serde itself
             // goes through the spelling table (below).
             $(
-                $(#[doc = $vdoc])*
+                $($(#[doc = $vdoc])+)?
                 #[cfg_attr(
                     any(feature = "schema", feature = "typescript"),
                     serde(rename = $spelling)
