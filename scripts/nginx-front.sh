@@ -59,7 +59,9 @@ start_wasmtime() { # port, max connections, max requests
 # nginx with deploy/nginx.conf, its two addresses replaced.
 start_nginx() { # listen port, upstream port
   # (The test allows one origin, as a deployment lists the service's.)
-  sed -e "s/listen 127.0.0.1:8080;/listen 127.0.0.1:$1;/" -e "s/server 127.0.0.1:8081;/server 127.0.0.1:$2;/" \
+  # (Only the addresses: the pool's parameters on the `server` line stay.)
+  cp deploy/nginx-origin.js "$RUN/"
+  sed -e "s/listen 127.0.0.1:8080;/listen 127.0.0.1:$1;/" -e "s/server 127.0.0.1:8081 /server 127.0.0.1:$2 /" \
     -e "s|# \"https://app.example\" \$http_origin;|\"${ALLOWED_ORIGIN:-https://app.example}\" \$http_origin;|" \
     deploy/nginx.conf >"$RUN/nginx.conf"
   "$NGINX" -p "$RUN" -c "$RUN/nginx.conf" -e stderr >"$RUN/nginx.log" 2>&1 &
@@ -235,6 +237,40 @@ for what, expected, head, code in own:
           f'{status} {headers.get("content-type")} {headers.get("access-control-allow-origin")} {body[:90]!r}')
     status, headers, body = full(front, head.replace(b'%s', b'https://other.example'))
     check(f'nginx\'s own {what}: no CORS header for another origin', status == expected
+          and 'access-control-allow-origin' not in headers, f'{status} {headers.get("access-control-allow-origin")}')
+# Requests nginx refuses before or while reading the head: each JSON in the
+# service's shape, never nginx's HTML (a malformed request line was an HTML
+# 500: "empty URI in redirect to named location"). Their headers are not
+# read where the line is refused, so no CORS header (the map has no "*").
+raw = [
+    ('a method with a byte outside a token (G@T)', 400, b'G@T /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n', b'usage'),
+    ('a version HTTP/1.x', 400, b'GET /health HTTP/1.x\r\nhost: x\r\nconnection: close\r\n\r\n', b'usage'),
+    ('a bad percent escape (%zz)', 400, b'GET /health%zz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n', b'usage'),
+    ('a path above the root (/../..)', 400, b'GET /../.. HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n', b'usage'),
+    ('a target without /', 400, b'GET health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n', b'usage'),
+    ('an unknown Transfer-Encoding (501)', 501, b'POST /plan HTTP/1.1\r\nhost: x\r\ntransfer-encoding: gzip\r\nconnection: close\r\n\r\n', b'usage'),
+    ('HTTP/2.0 in a request line (505)', 505, b'GET /health HTTP/2.0\r\nhost: x\r\nconnection: close\r\n\r\n', b'usage'),
+]
+for what, expected, head, code in raw:
+    status, headers, body = full(front, head)
+    shaped = body.startswith(b'{"error":{"code":"' + code + b'","path":"","message":"') and body.endswith(b'"}}\n') \
+        and headers.get('content-type') == 'application/json'
+    check(f'nginx\'s own answer to {what}: JSON in the service\'s shape', status == expected and shaped
+          and 'access-control-allow-origin' not in headers, f'{status} {headers.get("content-type")} {body[:90]!r}')
+# 501 with an allowed Origin: its headers were read, so the CORS header comes.
+status, headers, body = full(front, b'POST /plan HTTP/1.1\r\nhost: x\r\norigin: https://app.example\r\ntransfer-encoding: gzip\r\nconnection: close\r\n\r\n')
+check('nginx\'s own 501 for an allowed origin: its CORS header', status == 501
+      and headers.get('access-control-allow-origin') == allowed, f'{status} {headers.get("access-control-allow-origin")}')
+# Two Origin lines: no allowed origin, from nginx as from the service (which
+# names none); nginx 1.22's $http_origin alone is the first line's.
+for first, second in ((allowed, 'https://other.example'), (allowed, allowed), ('https://other.example', allowed)):
+    two = b'origin: %s\r\norigin: %s\r\n' % (first.encode(), second.encode())
+    status, headers, body = full(front, b'TRACE /health HTTP/1.1\r\nhost: x\r\n' + two + b'connection: close\r\n\r\n')
+    check(f'nginx\'s own 405 with two Origin lines ({first}, {second}): no allowed origin', status == 405
+          and 'access-control-allow-origin' not in headers and body.startswith(b'{"error":{"code":"usage"'),
+          f'{status} {headers.get("access-control-allow-origin")}')
+    status, headers, body = full(front, b'GET /nowhere HTTP/1.1\r\nhost: x\r\n' + two + b'connection: close\r\n\r\n')
+    check(f'the service\'s 404 with two Origin lines ({first}, {second}) through nginx: no allowed origin', status == 404
           and 'access-control-allow-origin' not in headers, f'{status} {headers.get("access-control-allow-origin")}')
 # The service's own answers keep their headers, one of each (nginx adds none).
 status, headers, body = full(front, b'GET /nowhere HTTP/1.1\r\nhost: x\r\norigin: https://app.example\r\nconnection: close\r\n\r\n')
