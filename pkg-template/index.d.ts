@@ -31,8 +31,9 @@ export type TransformersDtype = 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4'
  *  `shader-f16`: fp16, q4f16, fp32, q4, q8, int8, uint8; without it: fp32, q4,
  *  q8, int8, uint8; on wasm: q8, int8, uint8, fp32, q4); none of them throws a
  *  `BackendTargetsError` (`invalid-value` at `available`) naming what the
- *  device can load. */
+ *  device can load. The answer's dtype is one of `available`; a name not in
+ *  `TransformersDtype` (a misspelling such as `'fp3'`) fails to compile. */
 export function transformersOptions(resolution: Resolution):
   { device: 'webgpu'; dtype: 'fp16' | 'fp32' } | { device: 'wasm'; dtype: 'q8' };
-export function transformersOptions(resolution: Resolution, available: readonly string[]):
-  { device: 'webgpu' | 'wasm'; dtype: TransformersDtype };
+export function transformersOptions<D extends TransformersDtype>(resolution: Resolution, available: readonly D[]):
+  { device: 'webgpu' | 'wasm'; dtype: D };
