@@ -1,8 +1,8 @@
 // Types of the detect-only entry (`backend-targets/detect`): the full
 // package's `probe` and `detect`, over a smaller module.
-import type { ProbeOptions, ProbeReport, Resolution, InitInput } from './index.js';
+import type { Detection, ProbeOptions, ProbeReport, InitInput } from './index.js';
 
-export type { ProbeOptions, ProbeReport, Resolution } from './index.js';
+export type { Detection, ProbeOptions, ProbeReport, Resolution } from './index.js';
 export {
   BackendTargetsError, executionProviders, isBackendTargetsError, supportReport, transformersOptions,
 } from './index.js';
@@ -14,7 +14,7 @@ export {
 export default function initDetect(moduleOrPath?: InitInput | Promise<InitInput>): Promise<unknown>;
 
 /** `probe(options)`, then the `wasm` target resolved by its report. */
-export function detect(options?: Partial<ProbeOptions>): Promise<Resolution>;
+export function detect(options?: Partial<ProbeOptions>): Promise<Detection>;
 
 /** Probes WebGPU afresh; in Node it answers `no-navigator`. */
 export function probe(options?: Partial<ProbeOptions>): Promise<ProbeReport>;

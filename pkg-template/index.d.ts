@@ -1,6 +1,15 @@
-import type { ProbeReport, Resolution } from './backend_targets.js';
+import type { FeatureChange, ProbeOptions, ProbeReport, Resolution } from './backend_targets.js';
 export * from './backend_targets.js';
 export { default, wasmPreset as wasm } from './backend_targets.js';
+
+/** What `detect()` answers: the `wasm` preset resolved by the probe. The one
+ *  feature a probe decides is `webGpu`, which that preset declares, so
+ *  `changes` holds exactly its entry: `changes[0].reason` needs no check,
+ *  also under `noUncheckedIndexedAccess`. */
+export type Detection = Resolution & { changes: [FeatureChange & { feature: 'webGpu' }] };
+
+/** `probe(options)`, then `resolve(wasm(), report)`. */
+export function detect(options?: Partial<ProbeOptions>): Promise<Detection>;
 
 /** Forgets every verdict `detect({ verify })` kept (this page's memory,
  *  localStorage, IndexedDB): the next verification runs on the GPU again. */
