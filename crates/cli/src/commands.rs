@@ -336,18 +336,67 @@ pub(crate) fn support_report(resolution: &NativeResolution) -> String {
 
 /// The system a report names: the distribution (`/etc/os-release`'s
 /// `PRETTY_NAME`) and the kernel (`/proc/sys/kernel/osrelease`), where this
-/// system has them; else the OS and architecture Rust was built for.
+/// system has them, else the OS and architecture Rust was built for; then
+/// the C library the command runs on ([`c_library`]), where it can tell.
 #[cfg(not(target_family = "wasm"))]
 fn system_description() -> String {
     let distribution = std::fs::read_to_string("/etc/os-release").ok().and_then(|text| {
         text.lines().find_map(|line| Some(line.strip_prefix("PRETTY_NAME=")?.trim_matches('"').to_string()))
     });
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok().map(|text| text.trim().to_string());
-    match (distribution, kernel) {
+    let system = match (distribution, kernel) {
         (Some(distribution), Some(kernel)) => format!("{distribution}, kernel {kernel}"),
         (Some(distribution), None) => distribution,
         (None, Some(kernel)) => format!("{} kernel {kernel}", std::env::consts::OS),
         (None, None) => format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+    };
+    match c_library() {
+        Some(library) => format!("{system}, {library}"),
+        None => system,
+    }
+}
+
+/// The C library the command runs on, as a report names it: glibc with the
+/// version the loaded glibc gives (`gnu_get_libc_version`: the one running,
+/// not the one built against; what a vendor's library built for a newer
+/// glibc fails to load on), musl by name (it has no version call).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn c_library() -> Option<String> {
+    // SAFETY: gnu_get_libc_version takes no argument and returns a pointer
+    // to a NUL-terminated string glibc keeps for the life of the process.
+    let version = unsafe { std::ffi::CStr::from_ptr(libc::gnu_get_libc_version()) };
+    Some(format!("glibc {}", version.to_string_lossy()))
+}
+
+/// The C library the command runs on: musl, which has no version call.
+#[cfg(all(target_os = "linux", target_env = "musl"))]
+fn c_library() -> Option<String> {
+    Some("musl".to_string())
+}
+
+/// The C library the command runs on: none named off Linux (the system's own).
+#[cfg(not(any(target_family = "wasm", all(target_os = "linux", any(target_env = "gnu", target_env = "musl")))))]
+fn c_library() -> Option<String> {
+    None
+}
+
+#[cfg(all(test, target_os = "linux", target_env = "gnu"))]
+mod c_library_tests {
+    use super::*;
+
+    /// The report's system line names the running glibc and its version, as
+    /// glibc's other way of saying it (`confstr(_CS_GNU_LIBC_VERSION)`) does.
+    #[test]
+    fn the_system_line_names_the_running_glibc() {
+        let mut buffer = [0u8; 64];
+        // SAFETY: confstr writes at most `buffer.len()` bytes, NUL included, into the buffer.
+        let written = unsafe { libc::confstr(libc::_CS_GNU_LIBC_VERSION, buffer.as_mut_ptr().cast(), buffer.len()) };
+        assert!(written > 0 && written <= buffer.len(), "confstr: {written}");
+        let said = std::ffi::CStr::from_bytes_until_nul(&buffer).unwrap().to_str().unwrap(); // "glibc 2.41"
+        assert!(said.starts_with("glibc 2."), "{said}");
+        assert_eq!(c_library().as_deref(), Some(said));
+        let system = system_description();
+        assert!(system.ends_with(&format!(", {said}")), "{system}");
     }
 }
 
