@@ -90,6 +90,11 @@ json_text_forms! {
     read: crate::probe::web::KeptVerdict;
 }
 
+json_text_forms! {
+    write: crate::probe::native::NativeResolution;
+    read: crate::probe::native::NativeOptions;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,8 +40,10 @@
 //! [`plan_result`], [`webgpu`], [`probe::web`], [`probe::native`], [`json`], [`wording`]).
 //!
 //! **Features** (each adds; the defaults are every build's but the browser
-//! module's): `native-forms` (default: [`probe::native`] and the schemas of the
-//! forms only the command serves), `schema` (JSON Schemas by schemars),
+//! module's): `native-forms` (default: the schemas of the forms only the
+//! command serves; [`probe::native`], the native probe's data and its
+//! decision table, is in every build: the npm package answers with it where
+//! no probe can run), `schema` (JSON Schemas by schemars),
 //! and, for the browser module only, `typescript` (the forms' TypeScript
 //! types, tsify). One JSON reader ([`json`], one pass) and one writer
 //! (serde_json's) in every build.

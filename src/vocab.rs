@@ -279,11 +279,7 @@ impl VJPMode {
 /// A macro callback over every spelled vocabulary: `for_each_vocabulary!(m)`
 /// expands to `m!(Type);` once per table. Hidden and not API: only the
 /// spelling test (`tests/core/spellings.rs`) calls it, to prove that no table
-/// escapes the per-variant check. Two definitions, chosen where the core is
-/// compiled: with the feature `native-forms`, the native probe's four
-/// vocabularies too (a `cfg` in the expansion would read the features of
-/// the crate that invokes it).
-#[cfg(feature = "native-forms")]
+/// escapes the per-variant check.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! for_each_vocabulary {
@@ -311,34 +307,5 @@ macro_rules! for_each_vocabulary {
         $callback!($crate::probe::native::ChangeAction);
         $callback!($crate::probe::native::NativeCheck);
         $callback!($crate::probe::native::Isolation);
-    };
-}
-
-/// `for_each_vocabulary!` without the native probe's vocabularies (no
-/// `native-forms`).
-#[cfg(not(feature = "native-forms"))]
-#[macro_export]
-#[doc(hidden)]
-macro_rules! for_each_vocabulary {
-    ($callback:ident) => {
-        $callback!($crate::vocab::OperatingSystem);
-        $callback!($crate::vocab::Architecture);
-        $callback!($crate::vocab::Accelerator);
-        $callback!($crate::vocab::BuildFeature);
-        $callback!($crate::vocab::Device);
-        $callback!($crate::vocab::Provider);
-        $callback!($crate::vocab::TrustLevel);
-        $callback!($crate::vocab::TrustPolicy);
-        $callback!($crate::vocab::VJPMode);
-        $callback!($crate::vocab::BackendOp);
-        $callback!($crate::Preset);
-        $callback!($crate::SchemaName);
-        $callback!($crate::ErrorCode);
-        $callback!($crate::plan_result::RejectionReason);
-        $callback!($crate::plan_result::Verdict);
-        $callback!($crate::PlanMode);
-        $callback!($crate::probe::web::ProbeReason);
-        $callback!($crate::probe::web::FeatureAction);
-        $callback!($crate::probe::web::PowerPreference);
     };
 }

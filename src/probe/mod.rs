@@ -10,5 +10,5 @@
 pub mod verify;
 pub mod web;
 
-#[cfg(feature = "native-forms")]
 pub mod native;
+pub mod native_table;

@@ -16,6 +16,62 @@ use crate::vocab::{Accelerator, Architecture, BuildFeature, OperatingSystem, spe
 /// The native probe's default bound on the whole probe (`--timeout-ms`).
 pub const NATIVE_PROBE_TIMEOUT_MS: u32 = 5000;
 
+/// The largest bound a caller may give the native probe, in milliseconds
+/// (`--timeout-ms`, `detectNative`'s `timeoutMs`): ten minutes.
+pub const NATIVE_PROBE_TIMEOUT_MAX_MS: u32 = 600_000;
+
+/// The options of the npm package's `detectNative()` (its Node entry runs
+/// the command's `probe` with them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct NativeOptions {
+    /// The bound on the whole call, from its first line, in milliseconds:
+    /// 1 to 600000, default 5000. A probe that has not answered by then is
+    /// ended, and its rows are dropped with `timeout`.
+    pub timeout_ms: u32,
+}
+
+impl Default for NativeOptions {
+    fn default() -> Self {
+        Self { timeout_ms: NATIVE_PROBE_TIMEOUT_MS }
+    }
+}
+
+impl NativeOptions {
+    /// `invalid-value` at `timeoutMs` outside 1 to [`NATIVE_PROBE_TIMEOUT_MAX_MS`].
+    pub fn validate(&self) -> crate::error::Result<()> {
+        if (1..=NATIVE_PROBE_TIMEOUT_MAX_MS).contains(&self.timeout_ms) {
+            return Ok(());
+        }
+        Err(crate::error::Error::new(
+            crate::error::ErrorCode::InvalidValue,
+            "timeoutMs",
+            format!(
+                "{} is not a whole number of milliseconds from 1 to {NATIVE_PROBE_TIMEOUT_MAX_MS}",
+                self.timeout_ms
+            ),
+        ))
+    }
+}
+
+/// The target a host's native decision asks about when the caller names
+/// none (`detectNative()`): the CUDA preset with cuDNN on Linux and Windows
+/// (what ONNX Runtime's CUDA provider loads, each library checked), Metal
+/// on macOS, elsewhere the portable CPU target of the host.
+pub fn host_default_target(os: OperatingSystem, arch: Architecture) -> Target {
+    let cuda_with_cudnn = |mut target: Target| {
+        target.features.push(BuildFeature::CuDnn);
+        target
+    };
+    match os {
+        OperatingSystem::Linux => cuda_with_cudnn(Target::linux_cuda(false)),
+        OperatingSystem::Windows => cuda_with_cudnn(Target::windows_cuda(false)),
+        OperatingSystem::MacOS => Target::macos_metal(),
+        _ => Target::portable_cpu(os, arch),
+    }
+}
+
 spelled_enum! {
     /// Why the native probe decided an accelerator or a feature as it did.
     #[non_exhaustive]
@@ -168,6 +224,10 @@ spelled_enum! {
         /// Each check on a thread of the caller: a hang is abandoned at the
         /// deadline, but a crash takes the caller down.
         Thread = "thread",
+        /// No check ran: this runtime cannot probe the host (a browser, or
+        /// Node without the platform package), or the probe gave no answer
+        /// (`NativeResolution::without_probe`).
+        NotRun = "not-run",
     }
 }
 
@@ -175,6 +235,7 @@ spelled_enum! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub enum Subject {
     /// The target's accelerator.
     Accelerator(Accelerator),
@@ -185,6 +246,7 @@ pub enum Subject {
 /// One accelerator or feature the native probe decided.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 #[non_exhaustive]
 pub struct NativeChange {
     /// What is decided: `{"accelerator": …}` or `{"feature": …}`.
@@ -209,6 +271,7 @@ impl NativeChange {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 #[non_exhaustive]
 pub struct HostDevice {
     /// The runtime's ordinal.
@@ -234,6 +297,7 @@ impl HostDevice {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 #[non_exhaustive]
 pub struct CheckReport {
     /// Which check.
@@ -299,6 +363,7 @@ impl CheckReport {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 #[non_exhaustive]
 pub struct HostReport {
     /// The host's operating system (the probe's build).
@@ -338,6 +403,7 @@ impl HostReport {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 #[non_exhaustive]
 pub struct NativeResolution {
     /// The target as given.
@@ -381,6 +447,7 @@ impl NativeResolution {
 /// with the resolution that gave that availability.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 #[non_exhaustive]
 pub struct ProbedPlanResult {
     /// The plan result's fields, as `plan` prints them.

@@ -1,6 +1,7 @@
 //! The browser module of backend-targets (wasm32-unknown-unknown; empty for
 //! every other target): the JavaScript boundary (`api`, with its JS half
-//! `boundary.js`), the planner's exports (`planning`) and the WebGPU probe
+//! `boundary.js`), the planner's exports (`planning`), the native decision's calls
+//! from the Node entry (`native`, the core's answer where no command ran) and the WebGPU probe
 //! through wgpu (`probe`, with its JS half `probe.js`), and with the feature
 //! `verify` the verified decision (`verify`, with its JS half `verify.js`:
 //! the workload run through wgpu, the cached verdicts); what both ask of the
@@ -24,12 +25,16 @@ mod api;
 #[cfg(browser)]
 mod host;
 #[cfg(all(browser, feature = "planner-exports"))]
+mod native;
+#[cfg(all(browser, feature = "planner-exports"))]
 mod planning;
 #[cfg(browser)]
 mod probe;
 #[cfg(all(browser, feature = "verify"))]
 mod verify;
 
+#[cfg(all(browser, feature = "planner-exports"))]
+pub use native::*;
 #[cfg(all(browser, feature = "planner-exports"))]
 pub use planning::*;
 #[cfg(browser)]

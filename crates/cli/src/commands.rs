@@ -10,7 +10,9 @@ use backend_targets::Limits;
 use backend_targets::SchemaName;
 use backend_targets::json::{to_json, to_json_pretty};
 use backend_targets::plan_result::RejectionReason;
-use backend_targets::probe::native::{ChangeAction, NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult};
+use backend_targets::probe::native::{
+    ChangeAction, NATIVE_PROBE_TIMEOUT_MAX_MS, NATIVE_PROBE_TIMEOUT_MS, NativeResolution, ProbedPlanResult,
+};
 use backend_targets::reference_capsules;
 use backend_targets::vocab::BackendOp;
 use backend_targets::wording::quoted_short;
@@ -234,15 +236,18 @@ pub(crate) fn preset_command(
     Ok(Outcome::printed(text, EXIT_OK))
 }
 
-/// `--timeout-ms N`: 1 to 600000.
+/// `--timeout-ms N`: 1 to [`NATIVE_PROBE_TIMEOUT_MAX_MS`].
 pub(crate) fn timeout_arg(parser: &mut lexopt::Parser) -> Result<u32, Error> {
     let text = text_arg(parser.value().map_err(usage_error)?, "--timeout-ms")?;
     match text.parse::<u32>() {
-        Ok(ms) if (1..=600_000).contains(&ms) => Ok(ms),
+        Ok(ms) if (1..=NATIVE_PROBE_TIMEOUT_MAX_MS).contains(&ms) => Ok(ms),
         _ => Err(Error::new(
             ErrorCode::InvalidValue,
             "--timeout-ms",
-            format!("{} is not a whole number of milliseconds from 1 to 600000", quoted_short(&text)),
+            format!(
+                "{} is not a whole number of milliseconds from 1 to {NATIVE_PROBE_TIMEOUT_MAX_MS}",
+                quoted_short(&text)
+            ),
         )),
     }
 }
