@@ -7,6 +7,12 @@
 #   scripts/pool.sh test    needs root (network namespaces, veth pairs, a CPU
 #                           cgroup); fails, never skips, where it cannot make
 #                           them. Under 4 minutes.
+#   scripts/pool.sh without-pool-settings
+#                           the same with the pool's settings taken out of the
+#                           test copy (round robin, nginx's default retries,
+#                           max_fails and timeouts): the finding, shown (it
+#                           lost a request at each of kill -9, SIGTERM and
+#                           SIGINT here), not asserted; exits 0.
 #
 # What it builds: three network namespaces (one a host), each joined to this
 # one by a veth pair with a private /30 (10.X.N.0/30, nothing routed off the
@@ -16,7 +22,8 @@
 # line repeated once per host and the addresses replaced (nothing else: the
 # test fails where the shipped file lacks a pool setting).
 #
-# What it asserts (scripts/pool/drive.py): at 60 requests/s of four kinds
+# What it asserts (scripts/pool/drive.py): at 50 requests/s (from 16 loopback
+# addresses) of four kinds
 # (the docs/command.md example plan, tests/vectors/requests/cuda-auto.json,
 # tests/vectors/requests/unplannable.json, a 1.6 MB 10,000-capsule plan from
 # bench/catalog.mjs), every answer's status and bytes are the native
@@ -40,7 +47,8 @@ HOSTS=3
 
 fail() { echo "pool: $*" >&2; exit 1; }
 
-[[ ${1:-} == test ]] || { echo "usage: scripts/pool.sh test" >&2; exit 2; }
+MODE=${1:-}
+[[ $MODE == test || $MODE == without-pool-settings ]] || { echo "usage: scripts/pool.sh test|without-pool-settings" >&2; exit 2; }
 [[ $(id -u) == 0 ]] || fail "needs root (network namespaces, veth pairs, a cgroup); not skipped: run it as root"
 for need in ip "$NGINX" wasmtime python3 node env; do
   command -v "$need" >/dev/null || fail "$need is not installed (scripts/setup.sh)"
@@ -49,10 +57,11 @@ env --default-signal=INT true 2>/dev/null || fail "env lacks --default-signal (c
 [[ -f $COMPONENT ]] || fail "no $COMPONENT (scripts/build.sh)"
 [[ -x $NATIVE ]] || fail "no $NATIVE (scripts/build.sh): it gives the expected bytes"
 
-# The shipped file must carry the pool's settings: a host's failure is
-# survived only with them (round robin alone lost requests at every fault).
+# The shipped file must carry the pool's settings: without them a request
+# in flight on a host that died was lost (nginx passes no POST on by
+# default), and a frozen host held its requests for the whole read timeout.
 CONF=deploy/nginx.conf
-for setting in 'least_conn;' 'zone wasmtime_serve ' 'server 127.0.0.1:8081 max_fails=1 fail_timeout=5s;' \
+[[ $MODE == test ]] && for setting in 'least_conn;' 'zone wasmtime_serve ' 'server 127.0.0.1:8081 max_fails=1 fail_timeout=5s;' \
   'proxy_next_upstream error timeout http_502 http_503 http_504 non_idempotent;' \
   'proxy_next_upstream_tries 3;' 'proxy_next_upstream_timeout 20s;' 'proxy_connect_timeout 1s;' 'proxy_read_timeout 10s;'; do
   grep -qF -- "$setting" "$CONF" || fail "$CONF lacks the pool setting '$setting'"
@@ -76,10 +85,15 @@ cleanup() {
     [[ -n $pid ]] && { kill -CONT "$pid"; kill -KILL "$pid"; } 2>/dev/null
   done <"$RUN/pids"
   [[ -n ${NGINX_PID:-} ]] && kill -TERM "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null
+  # And whatever still runs in this run's namespaces (a host's wasmtime
+  # serve outlives its supervisor's SIGKILL).
+  for ns in "${NETNS[@]}"; do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -CONT "$pid"; kill -KILL "$pid"; done 2>/dev/null
+  done
   for ns in "${NETNS[@]}"; do ip netns del "$ns" 2>/dev/null; done
   for i in $(seq 0 $((HOSTS - 1))); do ip link del "${TAG}h$i" 2>/dev/null; done
   [[ -n $CGROUP && -d $CGROUP ]] && rmdir "$CGROUP" 2>/dev/null
-  [[ $status != 0 ]] && { echo "pool: failed; nginx's log:" >&2; tail -20 "$RUN/nginx.log" >&2 2>/dev/null; }
+  [[ $status != 0 ]] && { echo "pool: failed; nginx's log:" >&2; grep -v 'buffered to a temporary file' "$RUN/nginx.log" | tail -20 >&2; }
   rm -rf "$RUN"
   exit $status
 }
@@ -140,10 +154,15 @@ for line in lines:
         out.append(line)
 open(dst, 'w').write('\n'.join(out))
 PY
+if [[ $MODE == without-pool-settings ]]; then
+  sed -i -E -e '/^\s*(zone wasmtime_serve|least_conn;|proxy_next_upstream)/d' -e 's/ max_fails=1 fail_timeout=5s;/;/' \
+    -e 's/proxy_connect_timeout 1s;/proxy_connect_timeout 5s;/' -e 's/proxy_(send|read)_timeout 10s;/proxy_\1_timeout 35s;/' "$RUN/nginx.conf"
+  grep -E '^\s*(least_conn|zone wasmtime_serve|proxy_next_upstream)|max_fails|proxy_[a-z]+_timeout 10?s;' "$RUN/nginx.conf" && fail "a pool setting is left"
+fi
 cp deploy/nginx-origin.js "$RUN/"
-diff <(sed -E 's/[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+:[0-9]+/ADDR/g' "$CONF" | uniq) \
+[[ $MODE == test ]] && { diff <(sed -E 's/[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+:[0-9]+/ADDR/g' "$CONF" | uniq) \
   <(sed -E 's/[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+:[0-9]+/ADDR/g' "$RUN/nginx.conf" | uniq) >/dev/null \
-  || fail "the test copy of $CONF differs in more than its addresses"
+  || fail "the test copy of $CONF differs in more than its addresses"; }
 
 # The requests and the bytes the native command answers them.
 node --input-type=module -e "import {planRequest} from './bench/catalog.mjs'; process.stdout.write(JSON.stringify(planRequest(10000)))" >"$RUN/large.json"
@@ -162,6 +181,12 @@ done
 "$NGINX" -p "$RUN" -c "$RUN/nginx.conf" -e stderr >"$RUN/nginx.log" 2>&1 &
 NGINX_PID=$!
 
+[[ $MODE == test ]] || set +e
 python3 scripts/pool/drive.py --run "$RUN" --front "$FRONT" --nginx "$NGINX" --component "$COMPONENT" \
   --cgroup "$CGROUP" --cgroup-root "$CGROUP_ROOT" --netns "${NETNS[@]}" --addrs "${ADDRS[@]}" \
   --links "${TAG}p0" "${TAG}p1" "${TAG}p2"
+status=$?
+if [[ $MODE == without-pool-settings ]]; then
+  echo "pool: without the pool's settings (shown, not asserted): drive.py exited $status"
+  exit 0
+fi

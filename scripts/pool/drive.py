@@ -26,7 +26,7 @@ p.add_argument('--cgroup-root', required=True)
 p.add_argument('--netns', nargs='+', required=True)
 p.add_argument('--addrs', nargs='+', required=True)
 p.add_argument('--links', nargs='+', required=True)
-p.add_argument('--rate', type=float, default=float(os.environ.get('POOL_RATE', 60)))
+p.add_argument('--rate', type=float, default=float(os.environ.get('POOL_RATE', 50)))
 # Seconds: load before the fault, the fault, after the repair.
 p.add_argument('--before', type=float, default=2.5)
 p.add_argument('--during', type=float, default=4.0)
@@ -98,6 +98,7 @@ class Host:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if b'Serving HTTP on' in open(self.logname, 'rb').read():
+                self.wasmtime_pid()  # recorded in RUN/pids for the cleanup
                 return
             if self.proc.poll() is not None:
                 break
@@ -113,6 +114,36 @@ class Host:
 
 
 HOSTS = [Host(i) for i in range(len(args.addrs))]
+
+
+def in_flight(host):
+    """Connections established to the host's port now, from its namespace's
+    /proc/PID/net/tcp (nginx opens one per request and closes it with the
+    answer, so each is a request in flight)."""
+    pid = host.wasmtime_pid()
+    port = '%04X' % int(host.addr.rsplit(':', 1)[1])
+    try:
+        rows = open(f'/proc/{pid}/net/tcp').read().split('\n')[1:]
+    except OSError:
+        return 0
+    return sum(1 for row in rows if row.split()[1:2] and row.split()[1].endswith(':' + port) and row.split()[3] == '01')
+
+
+def when_busy(fault):
+    """The fault, as soon as the host has a request in flight (within 3 s):
+    a fault between requests would test only new connections."""
+    def run():
+        host = HOSTS[FAULTED]
+        deadline = time.monotonic() + 3
+        busy = 0
+        while time.monotonic() < deadline:
+            busy = in_flight(host)
+            if busy:
+                break
+            time.sleep(0.002)
+        fault()
+        log(f'     faulted with {busy} request(s) in flight on host {FAULTED}')
+    return run
 
 
 def nginx_conf(down):
@@ -198,15 +229,20 @@ def link(up):
     subprocess.run(['ip', '-n', HOSTS[FAULTED].netns, 'link', 'set', args.links[FAULTED], 'up' if up else 'down'], check=True)
 
 
+def signal_host(number):
+    return lambda: os.kill(HOSTS[FAULTED].wasmtime_pid(), number)
+
+
+# (name, fault, repair, seconds faulted): the frozen host stays frozen past
+# proxy_read_timeout (10 s), so that its requests' timeout is what moves them.
 PHASES = [
-    ('kill -9', lambda: os.kill(HOSTS[FAULTED].wasmtime_pid(), signal.SIGKILL), lambda: restart(HOSTS[FAULTED])),
-    ('SIGTERM', lambda: os.kill(HOSTS[FAULTED].wasmtime_pid(), signal.SIGTERM), lambda: restart(HOSTS[FAULTED])),
-    ('SIGINT', lambda: os.kill(HOSTS[FAULTED].wasmtime_pid(), signal.SIGINT), lambda: restart(HOSTS[FAULTED])),
-    ('link down', lambda: link(False), lambda: link(True)),
-    ('CPU starved (1 % of a core)', starve, feed),
-    ('frozen (SIGSTOP, SIGCONT)', lambda: os.kill(HOSTS[FAULTED].wasmtime_pid(), signal.SIGSTOP),
-     lambda: os.kill(HOSTS[FAULTED].wasmtime_pid(), signal.SIGCONT)),
-    ('retired (down, reload, drain)', retire, unretire),
+    ('kill -9', when_busy(signal_host(signal.SIGKILL)), lambda: restart(HOSTS[FAULTED]), args.during),
+    ('SIGTERM', when_busy(signal_host(signal.SIGTERM)), lambda: restart(HOSTS[FAULTED]), args.during),
+    ('SIGINT', when_busy(signal_host(signal.SIGINT)), lambda: restart(HOSTS[FAULTED]), args.during),
+    ('link down', when_busy(lambda: link(False)), lambda: link(True), args.during),
+    ('CPU starved (1 % of a core)', when_busy(starve), feed, args.during),
+    ('frozen (SIGSTOP, SIGCONT)', when_busy(signal_host(signal.SIGSTOP)), signal_host(signal.SIGCONT), 12.0),
+    ('retired (down, reload, drain)', retire, unretire, args.during),
 ]
 only = os.environ.get('POOL_PHASES')
 if only:
@@ -225,13 +261,16 @@ def dechunk(data):
         data = data[size + 2:]
 
 
-async def one(kind, body, status, expected):
-    """(ok, seconds, what went wrong)."""
+async def one(kind, body, status, expected, client):
+    """(ok, seconds, what went wrong), sent from 127.0.0.CLIENT: the load is
+    16 clients' (16 source addresses), not one's, as a pool's clients are;
+    from one address nginx's limit_conn (64 requests in progress per address)
+    answered 503 once a frozen host and a busy machine piled up 64."""
     start = time.monotonic()
     head = (b'POST /plan HTTP/1.1\r\nhost: pool\r\ncontent-type: application/json\r\n'
             b'content-length: %d\r\nconnection: close\r\n\r\n' % len(body))
     try:
-        reader, writer = await asyncio.wait_for(asyncio.open_connection('127.0.0.1', args.front), 5)
+        reader, writer = await asyncio.wait_for(asyncio.open_connection('127.0.0.1', args.front, local_addr=(f'127.0.0.{client}', 0)), 5)
         writer.write(head + body)
         await writer.drain()
         data = await asyncio.wait_for(reader.read(), 30)
@@ -270,8 +309,8 @@ async def load(stop):
         kind = KINDS[i % len(KINDS)]
         sent = time.monotonic()
 
-        async def run(kind=kind, sent=sent):
-            ok, took, problem = await one(*kind)
+        async def run(kind=kind, sent=sent, i=i):
+            ok, took, problem = await one(*kind, client=2 + i % 16)
             RESULTS.append((sent, ok, took, problem))
         tasks.append(asyncio.ensure_future(run()))
         i += 1
@@ -299,12 +338,12 @@ async def main():
     stop = asyncio.Event()
     loader = asyncio.ensure_future(load(stop))
     marks = []
-    for name, fault, repair in PHASES:
+    for name, fault, repair, during in PHASES:
         t0 = time.monotonic()
         await asyncio.sleep(args.before)
         t1 = time.monotonic()
         await asyncio.to_thread(fault)
-        await asyncio.sleep(args.during)
+        await asyncio.sleep(during)
         t2 = time.monotonic()
         await asyncio.to_thread(repair)
         await asyncio.sleep(args.after)
