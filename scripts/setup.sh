@@ -121,6 +121,20 @@ if command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; then
 else
   packages+=(nginx-light)
 fi
+# deploy/nginx.conf loads njs (one Origin told from several).
+if [ -f /usr/lib/nginx/modules/ngx_http_js_module.so ]; then
+  echo "nginx's njs module present"
+else
+  packages+=(libnginx-mod-http-js)
+fi
+# scripts/pool.sh test: ip (netns, veth), env --default-signal (coreutils).
+for tool in ip:iproute2 env:coreutils; do
+  if command -v "${tool%%:*}" >/dev/null; then
+    echo "${tool%%:*} present"
+  else
+    packages+=("${tool#*:}")
+  fi
+done
 if [ ${#packages[@]} -gt 0 ]; then
   background debian bash -c "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${packages[*]}"
 fi

@@ -108,6 +108,9 @@ node --test tests/js/
 echo "== nginx in front of wasmtime serve: idle and slow clients (deploy/nginx.conf)"
 scripts/nginx-front.sh test
 
+echo "== the service past one host: three hosts behind deploy/nginx.conf, one faulted at a time (root)"
+scripts/pool.sh test
+
 echo "== bounded fuzzing"
 scripts/fuzz.sh bounded
 
