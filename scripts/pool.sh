@@ -13,6 +13,10 @@
 #                           max_fails and timeouts): the finding, shown (it
 #                           lost a request at each of kill -9, SIGTERM and
 #                           SIGINT here), not asserted; exits 0.
+#   scripts/pool.sh bench   the same pool, no faults: plans/s and latency of
+#                           one host straight, one host behind nginx, and the
+#                           three behind nginx (scripts/pool/throughput.mjs;
+#                           BENCHMARKS.md, "The service past one host").
 #
 # What it builds: three network namespaces (one a host), each joined to this
 # one by a veth pair with a private /30 (10.X.N.0/30, nothing routed off the
@@ -48,7 +52,8 @@ HOSTS=3
 fail() { echo "pool: $*" >&2; exit 1; }
 
 MODE=${1:-}
-[[ $MODE == test || $MODE == without-pool-settings ]] || { echo "usage: scripts/pool.sh test|without-pool-settings" >&2; exit 2; }
+[[ $MODE == test || $MODE == without-pool-settings || $MODE == bench ]] \
+  || { echo "usage: scripts/pool.sh test|without-pool-settings|bench" >&2; exit 2; }
 [[ $(id -u) == 0 ]] || fail "needs root (network namespaces, veth pairs, a cgroup); not skipped: run it as root"
 for need in ip "$NGINX" wasmtime python3 node env; do
   command -v "$need" >/dev/null || fail "$need is not installed (scripts/setup.sh)"
@@ -180,6 +185,24 @@ done
 
 "$NGINX" -p "$RUN" -c "$RUN/nginx.conf" -e stderr >"$RUN/nginx.log" 2>&1 &
 NGINX_PID=$!
+
+if [[ $MODE == bench ]]; then
+  # A second nginx, the same file with only host 0: one host behind nginx.
+  mkdir -p "$RUN/one/tmp"
+  chmod 755 "$RUN/one"
+  FRONT1=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  grep -vE "^\s*server (${ADDRS[1]}|${ADDRS[2]}) " "$RUN/nginx.conf" | sed "s/listen 127.0.0.1:$FRONT;/listen 127.0.0.1:$FRONT1;/" >"$RUN/one/nginx.conf"
+  cp deploy/nginx-origin.js "$RUN/one/"
+  "$NGINX" -p "$RUN/one" -c "$RUN/one/nginx.conf" -e stderr >"$RUN/one/nginx.log" 2>&1 &
+  echo $! >>"$RUN/pids"
+  python3 scripts/pool/drive.py --run "$RUN" --front "$FRONT" --nginx "$NGINX" --component "$COMPONENT" \
+    --cgroup "$CGROUP" --cgroup-root "$CGROUP_ROOT" --netns "${NETNS[@]}" --addrs "${ADDRS[@]}" \
+    --links "${TAG}p0" "${TAG}p1" "${TAG}p2" --bench \
+    --targets "one host straight=http://${ADDRS[0]}" "one host behind nginx=http://127.0.0.1:$FRONT1" \
+    "three hosts behind nginx=http://127.0.0.1:$FRONT" \
+    --kinds "typical (cuda-auto.json, 1,455 B)=$RUN/cuda.json" "large (10,000 capsules, 1.6 MB)=$RUN/large.json"
+  exit 0
+fi
 
 [[ $MODE == test ]] || set +e
 python3 scripts/pool/drive.py --run "$RUN" --front "$FRONT" --nginx "$NGINX" --component "$COMPONENT" \

@@ -31,6 +31,11 @@ p.add_argument('--rate', type=float, default=float(os.environ.get('POOL_RATE', 5
 p.add_argument('--before', type=float, default=2.5)
 p.add_argument('--during', type=float, default=4.0)
 p.add_argument('--after', type=float, default=3.5)
+# bench: start the hosts, run scripts/pool/throughput.mjs with the rest of
+# the arguments, no load of its own and no faults.
+p.add_argument('--bench', action='store_true')
+p.add_argument('--targets', nargs='+', default=[])
+p.add_argument('--kinds', nargs='+', default=[])
 args = p.parse_args()
 RUN = args.run
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -333,6 +338,10 @@ async def main():
         host.start()
     for host in HOSTS:
         host.wait_serving()
+    if args.bench:
+        subprocess.run(['node', os.path.join(ROOT, 'scripts', 'pool', 'throughput.mjs'), *args.targets, '--', *args.kinds],
+                       check=True)
+        return
     log(f'pool: 3 hosts ({", ".join(args.addrs)}) behind nginx on 127.0.0.1:{args.front}; '
         f'{args.rate:g} requests/s, kinds {", ".join(k[0] for k in KINDS)} in turn; host 1 faulted in each phase')
     stop = asyncio.Event()
