@@ -11,10 +11,10 @@
 #
 # Why: wasmtime serve 48 dies at once on SIGTERM: requests in flight are
 # closed unanswered (20 of 20 half-sent requests, docs/service.md, "Retiring
-# a host"). SIGINT drains them, but without bound (an idle keep-alive
-# client keeps it alive as long as it likes) and with its port still open:
-# new connections are accepted, then reset, and a request accepted but not
-# started is answered wasmtime's HTML 500. So take the host out of the
+# a host"; scripts/pool/wasmtime-signals.py shows it). SIGINT drains them,
+# but without bound (an idle keep-alive client keeps it alive as long as it
+# likes) and with its port still open: new connections are accepted, left
+# unanswered, and reset when it exits. So take the host out of the
 # balancer FIRST (nginx: `down` on its `server` line, `nginx -s reload`),
 # then stop it with this: nothing new reaches it, what it started finishes,
 # and the grace bounds the rest.
