@@ -86,6 +86,7 @@ cleanup() {
   set +e
   # Only what this run started: its pids file (drive.py appends each host),
   # nginx's master; then SIGCONT, in case a host was left frozen.
+  [[ -n ${DRIVE_PID:-} ]] && kill -TERM "$DRIVE_PID" 2>/dev/null && wait "$DRIVE_PID" 2>/dev/null
   while read -r pid; do
     [[ -n $pid ]] && { kill -CONT "$pid"; kill -KILL "$pid"; } 2>/dev/null
   done <"$RUN/pids"
@@ -204,11 +205,16 @@ if [[ $MODE == bench ]]; then
   exit 0
 fi
 
-[[ $MODE == test ]] || set +e
+# In the background and waited for: a signal to this script then runs its
+# trap at once (bash defers a trap until a foreground child ends).
 python3 scripts/pool/drive.py --run "$RUN" --front "$FRONT" --nginx "$NGINX" --component "$COMPONENT" \
   --cgroup "$CGROUP" --cgroup-root "$CGROUP_ROOT" --netns "${NETNS[@]}" --addrs "${ADDRS[@]}" \
-  --links "${TAG}p0" "${TAG}p1" "${TAG}p2"
-status=$?
+  --links "${TAG}p0" "${TAG}p1" "${TAG}p2" &
+DRIVE_PID=$!
+status=0
+wait "$DRIVE_PID" || status=$?
+DRIVE_PID=""
+[[ $MODE == test && $status != 0 ]] && exit "$status"
 if [[ $MODE == without-pool-settings ]]; then
   echo "pool: without the pool's settings (shown, not asserted): drive.py exited $status"
   exit 0
