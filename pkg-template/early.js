@@ -61,6 +61,11 @@ export function raise(error) {
  *  symbol, out of the package's API and types. */
 export const THROW_WITH = Symbol.for('backend-targets.throwWith');
 
+/** The key under which the Node entry gives the full entry's `init` its
+ *  native runner (native.js): how `detectNative()` reaches the command
+ *  without the browser's bundle naming Node's modules. */
+export const NATIVE_RUNNER = Symbol.for('backend-targets.nativeRunner');
+
 /** A `BackendTargetsError` made here, with the fields the module's own have. */
 export function backendError(code, message, path = '') {
   const error = new BackendTargetsError(`[${code}] at ${path === '' ? '(top level)' : path}: ${message}`);
@@ -210,39 +215,109 @@ export function instantiateOnce(instantiate, url, names, takeEarly, file, mark) 
 }
 
 // The decision an inference app makes, in one call per runtime (all three
-// entries export these; they read a resolution, and need no module).
+// entries export these; they read a resolution, and need no module): ONNX
+// Runtime Web's and Transformers.js's in a browser from `detect()`'s
+// resolution, onnxruntime-node's and Transformers.js's in Node from
+// `detectNative()`'s.
+
+/** Which answer `answer` is: `'web'` (a `detect()` resolution), `'native'`
+ *  (a `detectNative()` resolution: the command's `probe`), `'report'` (a
+ *  `probe()` report), else undefined. Read from the forms' own fields: a
+ *  native probe's report has `isolation` and `checks`, a web one `reason`. */
+function kindOf(answer) {
+  if (answer === null || typeof answer !== 'object') return undefined;
+  const { probe, effective, changes } = answer;
+  if (effective !== null && typeof effective === 'object' && Array.isArray(changes)
+    && probe !== null && typeof probe === 'object') {
+    if (typeof probe.isolation === 'string' && Array.isArray(probe.checks)) return 'native';
+    if (typeof probe.reason === 'string') return 'web';
+  }
+  if (typeof answer.reason === 'string' && typeof answer.available === 'boolean') return 'report';
+  return undefined;
+}
+
+/** The resolution's kind, `'web'` or `'native'`; anything else is a
+ *  BackendTargetsError (`invalid-value`) naming what was expected. */
+function resolutionKind(resolution) {
+  const kind = kindOf(resolution);
+  if (kind === 'web' || kind === 'native') return kind;
+  throw backendError('invalid-value', 'expected a resolution: detect()\'s (a browser\'s WebGPU) or detectNative()\'s '
+    + `(the host's native probe), not ${kind === 'report' ? "a probe() report (pass detect()'s answer)" : describe(resolution)}`,
+  'resolution');
+}
+
+/** A value in a few words, for an error's sentence. */
+function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object without a resolution\'s fields' : `a ${typeof value}`;
+}
 
 /** Whether the resolution kept WebGPU (`detect()`'s answer, with or without `verify`). */
-const keptWebGpu = (resolution) => resolution?.effective?.features?.includes('webGpu') === true;
+const keptWebGpu = (resolution) => resolution.effective.features?.includes('webGpu') === true;
 
-/** ONNX Runtime Web's `executionProviders` for a `detect()` resolution:
- *  `['webgpu', 'wasm']` where WebGPU was kept (wasm as its fallback for the
- *  ops WebGPU lacks), else `['wasm']`. */
+/** onnxruntime-node's accelerated provider for a native resolution, or
+ *  undefined: `cuda` where the CUDA accelerator was kept and cuDNN (which
+ *  its CUDA provider loads) was not dropped, `coreml` where Metal was kept.
+ *  DirectML has no probe here: never `dml`. */
+function nativeAccelerated(resolution) {
+  const { accelerator } = resolution.effective;
+  const droppedCuDnn = resolution.changes.some((change) => change.feature === 'cuDNN' && change.action === 'dropped');
+  if (accelerator === 'cuda' && !droppedCuDnn) return 'cuda';
+  if (accelerator === 'metal') return 'coreml';
+  return undefined;
+}
+
+/** The `executionProviders` for a resolution: ONNX Runtime Web's for
+ *  `detect()`'s (`['webgpu', 'wasm']` where WebGPU was kept, wasm as its
+ *  fallback for the ops WebGPU lacks, else `['wasm']`), onnxruntime-node's
+ *  for `detectNative()`'s (`['cuda', 'cpu']` where CUDA and cuDNN were kept,
+ *  `['coreml', 'cpu']` where Metal was, else `['cpu']`). Anything else is a
+ *  BackendTargetsError (`invalid-value`). */
 export function executionProviders(resolution) {
+  if (resolutionKind(resolution) === 'native') {
+    const accelerated = nativeAccelerated(resolution);
+    return accelerated === undefined ? ['cpu'] : [accelerated, 'cpu'];
+  }
   return keptWebGpu(resolution) ? ['webgpu', 'wasm'] : ['wasm'];
 }
 
 /** The dtypes Transformers.js can load on each device, best first: on
  *  WebGPU half precision only where the adapter has `shader-f16`; on wasm
- *  `q8` first (Transformers.js's own default there), never half precision. */
+ *  `q8` first (Transformers.js's own default there), never half precision;
+ *  in Node `fp32` first (its default on every native device), half precision
+ *  only on a GPU. */
 const DTYPES = {
   webgpuF16: ['fp16', 'q4f16', 'fp32', 'q4', 'q8', 'int8', 'uint8'],
   webgpu: ['fp32', 'q4', 'q8', 'int8', 'uint8'],
   wasm: ['q8', 'int8', 'uint8', 'fp32', 'q4'],
+  cuda: ['fp32', 'fp16', 'q4f16', 'q4', 'q8', 'int8', 'uint8'],
+  coreml: ['fp32', 'fp16', 'q4', 'q8', 'int8', 'uint8'],
+  cpu: ['fp32', 'q8', 'int8', 'uint8', 'q4'],
 };
 
-/** Transformers.js's `{ device, dtype }` for a `detect()` resolution:
+/** Transformers.js's `{ device, dtype }` for a resolution. For `detect()`'s:
  *  `webgpu` where WebGPU was kept (`fp16` only where the adapter has
- *  `shader-f16`, else `fp32`), otherwise `wasm` with `q8`. Given the dtypes
- *  the model's files offer (`available`, e.g. `['fp32', 'q8']` for
- *  `model.onnx` and `model_quantized.onnx`), the best of those the device can
- *  load; none of them is a BackendTargetsError (`invalid-value`, path
- *  `available`) that names what the device could load. */
+ *  `shader-f16`, else `fp32`), otherwise `wasm` with `q8`. For
+ *  `detectNative()`'s (Transformers.js in Node, over onnxruntime-node):
+ *  `cuda` or `coreml` as `executionProviders` decides, else `cpu`, each with
+ *  `fp32`. Given the dtypes the model's files offer (`available`, e.g.
+ *  `['fp32', 'q8']` for `model.onnx` and `model_quantized.onnx`), the best of
+ *  those the device can load; none of them is a BackendTargetsError
+ *  (`invalid-value`, path `available`) that names what the device could
+ *  load. */
 export function transformersOptions(resolution, available) {
-  const webgpu = keptWebGpu(resolution);
-  const f16 = webgpu && resolution.availability?.webGpu?.features?.includes('shader-f16') === true;
-  const device = webgpu ? 'webgpu' : 'wasm';
-  const order = webgpu ? (f16 ? DTYPES.webgpuF16 : DTYPES.webgpu) : DTYPES.wasm;
+  let device;
+  let order;
+  if (resolutionKind(resolution) === 'native') {
+    device = nativeAccelerated(resolution) ?? 'cpu';
+    order = DTYPES[device];
+  } else {
+    const webgpu = keptWebGpu(resolution);
+    const f16 = webgpu && resolution.availability?.webGpu?.features?.includes('shader-f16') === true;
+    device = webgpu ? 'webgpu' : 'wasm';
+    order = webgpu ? (f16 ? DTYPES.webgpuF16 : DTYPES.webgpu) : DTYPES.wasm;
+  }
   if (available === undefined) return { device, dtype: order[0] };
   if (!Array.isArray(available)) {
     throw backendError('invalid-value', 'expected the dtypes the model offers, as an array of strings', 'available');
@@ -288,39 +363,42 @@ function contextKind() {
 const yesNo = (value) => (value === true ? 'yes' : value === false ? 'no' : 'unknown');
 
 /** A text to paste into a bug report, from a `detect()` resolution (or a
- *  `probe()` report) and, where given, the options the app passed: the
- *  package's version, the runtime (user agent), where it ran (page, worker,
- *  service worker, Node), whether the page is a secure context and
- *  cross-origin isolated, the options, the decision and its reason, whether
- *  the verdict came from the cache, and the probe's whole report (the
- *  adapter's info, whether it is a software one, its features and limits,
- *  the verdict and its figures), as JSON. Every foreign string is escaped
- *  (no control, C1 or bidirectional character, no backtick in the block):
- *  one line a fact, one fenced block. Reads what it is given; asks nothing. */
+ *  `probe()` report) or a `detectNative()` resolution and, where given, the
+ *  options the app passed: the package's version, the runtime (user agent),
+ *  where it ran (page, worker, service worker, Node), whether the page is a
+ *  secure context and cross-origin isolated, the options, the decision and
+ *  its reason (natively: every accelerator and feature decided, and each
+ *  check's library and version), whether the verdict came from the cache,
+ *  and the probe's whole report (the adapter's info, whether it is a
+ *  software one, its features and limits, the verdict and its figures; or
+ *  the host's checks), as JSON. Every foreign string is escaped (no
+ *  control, C1 or bidirectional character, no backtick in the block): one
+ *  line a fact, one fenced block. Reads what it is given; asks nothing.
+ *  Anything that is neither a resolution nor a report is a
+ *  BackendTargetsError (`invalid-value`). */
 export function supportReport(answer, options) {
-  const report = answer?.probe ?? answer;
+  const kind = kindOf(answer);
+  if (kind === undefined) {
+    throw backendError('invalid-value', 'expected a resolution (detect()\'s or detectNative()\'s) or a probe() report, '
+      + `not ${describe(answer)}`, 'answer');
+  }
+  const report = kind === 'report' ? answer : answer.probe;
   const version = typeof __BACKEND_TARGETS_VERSION__ === 'string' ? __BACKEND_TARGETS_VERSION__ : 'unbundled';
   const userAgent = globalThis.navigator?.userAgent
     ?? (globalThis.process?.versions?.node !== undefined ? `Node.js ${globalThis.process.versions.node}` : 'unknown');
-  const change = answer?.changes?.find((entry) => entry.feature === 'webGpu');
-  const decision = answer?.effective === undefined ? undefined : executionProviders(answer)[0];
   let given;
   try {
     given = options === undefined ? undefined : JSON.stringify(options) ?? String(options);
   } catch {
     given = 'options that cannot be written as JSON';
   }
-  const cached = report?.verification?.cached;
   const lines = [
     `backend-targets ${version}`,
     `runtime: ${printable(userAgent)}`,
     `context: ${contextKind()}; secure context: ${yesNo(globalThis.isSecureContext)}; cross-origin isolated: `
       + `${yesNo(globalThis.crossOriginIsolated)}`,
     ...(given === undefined ? [] : [`options: ${printable(given)}`]),
-    ...(decision === undefined ? [] : [`decision: ${decision} (${printable(change?.reason ?? report?.reason)}): `
-      + `${printable(change?.detail ?? '')}`]),
-    `probe: ${printable(report?.reason)} in ${report?.elapsedMs} ms (timeoutMs ${report?.timeoutMs})`
-      + (cached === true ? '; the verdict from the cache (kept by an earlier verification)' : ''),
+    ...(kind === 'native' ? nativeLines(answer) : webLines(kind === 'web' ? answer : undefined, report)),
     '```json',
     // (JSON.stringify escapes C0 controls in strings; each line of its text
     // is escaped for the rest.)
@@ -328,6 +406,39 @@ export function supportReport(answer, options) {
     '```',
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** A browser's decision and probe, in a support report's lines. */
+function webLines(resolution, report) {
+  const change = resolution?.changes.find((entry) => entry.feature === 'webGpu');
+  const cached = report?.verification?.cached;
+  return [
+    ...(resolution === undefined ? [] : [`decision: ${executionProviders(resolution)[0]} `
+      + `(${printable(change?.reason ?? report?.reason)}): ${printable(change?.detail ?? '')}`]),
+    `probe: ${printable(report?.reason)} in ${report?.elapsedMs} ms (timeoutMs ${report?.timeoutMs})`
+      + (cached === true ? '; the verdict from the cache (kept by an earlier verification)' : ''),
+  ];
+}
+
+/** A host's native decision, in a support report's lines: onnxruntime-node's
+ *  first provider and why, each accelerator and feature decided, and each
+ *  check with the library it loaded and that library's version. */
+function nativeLines(resolution) {
+  const { probe } = resolution;
+  const accelerator = resolution.changes.find((change) => change.accelerator !== undefined);
+  const subject = (change) => (change.accelerator !== undefined ? `accelerator ${change.accelerator}` : change.feature);
+  return [
+    `decision: ${executionProviders(resolution)[0]} (${printable(accelerator?.reason ?? 'no accelerator declared')}): `
+      + `${printable(accelerator?.detail ?? '')}`,
+    ...resolution.changes.map((change) => `- ${printable(change.action)} ${printable(subject(change))} `
+      + `(${printable(change.reason)}): ${printable(change.detail)}`),
+    `probe: checks ${probe.checks.length} (${printable(probe.isolation)}) on ${printable(probe.os)} `
+      + `${printable(probe.arch)} in ${probe.elapsedMs} ms (timeoutMs ${probe.timeoutMs})`,
+    ...probe.checks.map((check) => `- check ${printable(check.check)}: ${printable(check.reason)}`
+      + (check.library === undefined ? '' : `; ${printable(check.library)}`)
+      + (check.libraryVersion === undefined ? '' : ` ${printable(check.libraryVersion)}`)
+      + (check.driverVersion === undefined ? '' : `; driver ${printable(check.driverVersion)}`)),
+  ];
 }
 
 /** Whether an answer (a resolution or a report) is one a time bound

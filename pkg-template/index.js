@@ -15,7 +15,7 @@ import init, * as glue from './backend_targets.js';
 import { cancelDelay, delay, now, requestEarly, settle } from './probe.js';
 import { cachedVerdict, verdictKey, warmVerdicts } from './verify.js';
 import {
-  THROW_WITH, adopt, checkModule, compile, compileEarly, compileSync, gpuOf, loaderOf, notInitialised, sharing,
+  NATIVE_RUNNER, THROW_WITH, adopt, checkModule, compile, compileEarly, compileSync, gpuOf, loaderOf, notInitialised, sharing,
   throwWith, verifierBy, verifying,
 } from './early.js';
 import { VERDICT_FORMAT } from './core.generated.js';
@@ -162,6 +162,36 @@ export function detect(options) {
   return settle(glue.detect, options).catch((error) => Promise.reject(adopt(error)));
 }
 
+/** The native decision's two calls into the module (crates/browser/src/native.rs). */
+const nativeCall = guarded('nativeCall');
+const nativeWithoutProbe = guarded('nativeWithoutProbe');
+
+/** Where the native command runs: the Node entry installs it (native.js,
+ *  through `init[NATIVE_RUNNER]`); a browser has none. */
+let nativeRunner;
+
+/** The host's native decision: the native command's `probe` of `target`
+ *  (the host's default where absent: CUDA with cuDNN on Linux and Windows,
+ *  Metal on macOS; a preset's name; or a Target) within `timeoutMs`
+ *  (default 5000) from this line, as a NativeResolution. Where no command
+ *  can run (a browser, Node without this host's platform package), it did
+ *  not answer in time, or it failed, the core answers: every row a check
+ *  decides dropped with `unsupported-platform`, `timeout` or
+ *  `check-crashed` and why. Only invalid arguments reject. */
+export async function detectNative(target, options) {
+  const began = now();
+  const host = nativeRunner?.host() ?? { platform: 'unknown', arch: 'unknown' };
+  const call = nativeCall(target, options, host.platform, host.arch);
+  const without = (reason, message) => nativeWithoutProbe(call.target, host.platform, host.arch, reason, message,
+    call.timeoutMs, now() - began);
+  if (nativeRunner === undefined) {
+    return without('unsupported-platform', 'this runtime cannot probe the host: detectNative() runs the native '
+      + 'command from Node (a server, not a page or a worker)');
+  }
+  const outcome = await nativeRunner.run(call.target, call.timeoutMs, began);
+  return outcome.resolution ?? without(outcome.reason, outcome.message);
+}
+
 /** Forgets every verdict `detect({ verify })` kept (this page's memory,
  *  localStorage, IndexedDB): the next verification runs on the GPU again.
  *  Where there is no WebGPU (Node), nothing was kept. */
@@ -199,3 +229,6 @@ export default async function initEntry(moduleOrPath) {
   return exports;
 }
 initEntry[THROW_WITH] = throwWith;
+initEntry[NATIVE_RUNNER] = (runner) => {
+  nativeRunner = runner;
+};

@@ -3,6 +3,7 @@
 // the browser entry's (index.js, one module), which fetches nothing under Node.
 import { readFileSync } from 'node:fs';
 import init, { BackendTargetsError, initSync, isBackendTargetsError } from './index.js';
+import { nativeRunner } from './native.js';
 
 // The floor the package is built for and tested on: Node 20 (its JSON
 // boundary checks strings with String.prototype.isWellFormed, which Node 18
@@ -23,6 +24,9 @@ init[Symbol.for('backend-targets.throwWith')]((error) => {
   for (const key of ['code', 'path', 'expected']) if (error[key] !== undefined) fresh[key] = error[key];
   throw fresh;
 });
+
+// detectNative() runs the platform package's command (native.js).
+init[Symbol.for('backend-targets.nativeRunner')](nativeRunner);
 
 export * from './index.js';
 export { default } from './index.js';

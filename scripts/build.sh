@@ -7,6 +7,8 @@
 #                                    one and the verification's; wasm-bindgen --target web, wasm-opt -Oz,
 #                                    one JS module bundled by rolldown, pkg-template/), and
 #                                    dist/backend-targets-<version>.tgz
+#   dist/backend-targets-linux-x64-gnu-<version>.tgz   this host's platform package (the native
+#                                    command, for detectNative() in Node; scripts/platform-package.mjs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -95,7 +97,7 @@ bundle_entry detect.js pkg-detect-raw detect pkg/detect.js
 RUSTFLAGS="$RUSTFLAGS -Ctarget-feature=+simd128" simd=1 browser_module pkg-verified-raw verified --no-default-features --features verify
 cp target/pkg-verified-raw/verified_bg.wasm pkg/
 bundle_entry verified.js pkg-verified-raw verified pkg/verified.js
-cp $template/package.json $template/index.d.ts $template/node.js $template/detect.d.ts $template/detect-node.js \
+cp $template/package.json $template/index.d.ts $template/node.js $template/native.js $template/detect.d.ts $template/detect-node.js $template/detect-node.d.ts \
   $template/verified.d.ts $template/verified-node.js \
   $template/README.md $template/LICENSE $template/LICENSE-APACHE pkg/
 # pkg-test/: the suites' copy of the Node and browser entries, over a module
@@ -106,8 +108,13 @@ mkdir -p pkg-test
 browser_module pkg-test-raw backend_targets --features test-hooks
 cp target/pkg-test-raw/backend_targets_bg.wasm pkg-test/
 bundle_entry testing.js pkg-test-raw backend_targets pkg-test/index.js
-cp $template/node.js pkg/package.json pkg-test/
+cp $template/node.js $template/native.js pkg/package.json pkg-test/
 tarball=$(cd pkg && npm pack --silent --pack-destination ../dist)
+# This host's platform package (the native command that detectNative() runs
+# from Node), where this is a host the table names (scripts/platform-package.mjs).
+if [ "$(uname -s)-$(uname -m)" = Linux-x86_64 ] && ldd --version 2>&1 | grep -qi 'glibc\|gnu libc'; then
+  node scripts/platform-package.mjs linux-x64-gnu target/release/backend-targets target/npm-platform
+fi
 printf 'pkg/backend_targets_bg.wasm: %s bytes, %s gzipped; pkg/index.js: %s bytes, %s gzipped; dist/%s: %s bytes\n' \
   "$(wc -c <pkg/backend_targets_bg.wasm)" "$(gzip -9c pkg/backend_targets_bg.wasm | wc -c)" \
   "$(wc -c <pkg/index.js)" "$(gzip -9c pkg/index.js | wc -c)" \

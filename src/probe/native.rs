@@ -243,10 +243,12 @@ pub enum Subject {
     Feature(BuildFeature),
 }
 
-/// One accelerator or feature the native probe decided.
+/// One accelerator or feature the native probe decided. (Its TypeScript
+/// type is written by the browser crate, `crates/browser/src/native.rs`:
+/// tsify would make an interface extend the `Subject` union, which
+/// TypeScript refuses.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 #[non_exhaustive]
 pub struct NativeChange {
     /// What is decided: `{"accelerator": …}` or `{"feature": …}`.
@@ -447,7 +449,6 @@ impl NativeResolution {
 /// with the resolution that gave that availability.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 #[non_exhaustive]
 pub struct ProbedPlanResult {
     /// The plan result's fields, as `plan` prints them.

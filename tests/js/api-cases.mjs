@@ -160,7 +160,7 @@ export function defineApiSuite(label, getApi, { wasmExport, getTestApi }) {
     test('exports nothing outside the documented API', () => {
       const documented = new Set(['presets', 'devices', 'providers', 'declaredAvailability', 'parseTarget', 'plan',
         'planJson', 'referenceCapsules', 'schema', 'detect', 'probe', 'resolve', 'initSync', 'default',
-        'BackendTargetsError', 'isBackendTargetsError', 'wasm', 'wasmPreset', 'clearVerifications', 'executionProviders', 'transformersOptions', 'supportReport', ...PRESETS]);
+        'BackendTargetsError', 'isBackendTargetsError', 'wasm', 'wasmPreset', 'clearVerifications', 'executionProviders', 'transformersOptions', 'supportReport', 'detectNative', ...PRESETS]);
       assert.deepEqual(Object.keys(api()).filter((name) => !documented.has(name)), []);
       // The test hooks are in the suites' copy only.
       for (const hook of ['__forcePanicForTesting', '__exhaustMemoryForTesting']) {

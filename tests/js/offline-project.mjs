@@ -38,7 +38,8 @@ function lockedClosure(path, packages, kept = {}) {
 
 /**
  * A temporary project (`prefix` names its folder) with `dependencies` (name →
- * the version tests/js pins) and `tarball` installed offline, without install
+ * the version tests/js pins) and `tarball` (one, or a list: the package and
+ * its platform package) installed offline, without install
  * scripts (onnxruntime-node's postinstall downloads). The dependencies come
  * by a lockfile drawn from tests/js's: npm's offline mode resolves a new
  * dependency only from full packuments, which `npm ci` does not cache; the
@@ -71,8 +72,10 @@ export function offlineProject(prefix, dependencies, tarball) {
   }, null, 2));
   let r = run('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts']);
   assert.equal(r.status, 0, `npm ci --offline failed (is npm's cache filled? npm ci in tests/js):\n${r.output}`);
-  copyFileSync(tarball, join(dir, basename(tarball)));
-  r = run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', `./${basename(tarball)}`]);
+  const tarballs = Array.isArray(tarball) ? tarball : [tarball];
+  for (const file of tarballs) copyFileSync(file, join(dir, basename(file)));
+  r = run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts',
+    ...tarballs.map((file) => `./${basename(file)}`)]);
   assert.equal(r.status, 0, `npm install --offline failed:\n${r.output}`);
   return { dir, write, run };
 }

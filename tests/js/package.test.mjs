@@ -127,7 +127,9 @@ test('the package.json exports map sends Node to node.js and everything else to 
 
 test('backend-targets/detect: Node gets detect-node.js, which answers as the full package', async () => {
   const manifest = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
-  assert.deepEqual(manifest.exports['./detect'], { types: './detect.d.ts', node: './detect-node.js', default: './detect.js' });
+  // Node gets its own types too: detect-node.d.ts adds detectNative(), which a browser's entry has not.
+  assert.deepEqual(manifest.exports['./detect'],
+    { node: { types: './detect-node.d.ts', default: './detect-node.js' }, types: './detect.d.ts', default: './detect.js' });
   const detectEntry = await import(pathToFileURL(join(PKG, 'detect-node.js')).href);
   assert.equal(detectEntry.detect, api.detect, 'the full package answers in Node (no WebGPU to probe)');
   await detectEntry.default();
@@ -140,7 +142,9 @@ test('in Node, every entry has the exports its .d.ts declares (BackendTargetsErr
   const manifest = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
   for (const [name, entry] of Object.entries(manifest.exports)) {
     if (typeof entry !== 'object' || entry.node === undefined) continue;
-    const module = await import(pathToFileURL(join(PKG, entry.node)).href);
+    // `node` is a file, or its own { types, default }.
+    const nodeFile = typeof entry.node === 'string' ? entry.node : entry.node.default;
+    const module = await import(pathToFileURL(join(PKG, nodeFile)).href);
     // The values the .d.ts exports: `export function x`, `export class x`,
     // `export const x`, `export { x, y as z }`, `export default`, and those
     // of a file it re-exports whole (`export * from './x.js'`).
@@ -158,9 +162,10 @@ test('in Node, every entry has the exports its .d.ts declares (BackendTargetsErr
       }
       for (const [, from] of declared.matchAll(/^export \* from '\.\/([\w.-]+)\.js';/gm)) collect(`${from}.d.ts`);
     };
-    collect(entry.types);
+    const types = typeof entry.node === 'string' ? entry.types : entry.node.types;
+    collect(types);
     assert.ok(names.has('detect') && names.has('BackendTargetsError'), `${name}: ${[...names]}`);
-    for (const id of names) assert.ok(id in module, `${name} (${entry.node}) lacks ${id}, which ${entry.types} declares`);
+    for (const id of names) assert.ok(id in module, `${name} (${nodeFile}) lacks ${id}, which ${types} declares`);
     const error = new module.BackendTargetsError('x');
     assert.ok(module.isBackendTargetsError(Object.assign(error, { code: 'usage' })), name);
   }

@@ -49,7 +49,8 @@ function wasmWith(glue, names) {
   ]);
 }
 
-const EXPORTS = ['__backendTargetsFull', 'probe', 'detect', 'callWith', 'verifySettings', 'withKeptVerdict', 'resolve', 'wasmPreset', 'presets',
+const EXPORTS = ['__backendTargetsFull', 'probe', 'detect', 'callWith', 'verifySettings', 'withKeptVerdict', 'nativeCall',
+  'nativeWithoutProbe', 'resolve', 'wasmPreset', 'presets',
   'devices', 'providers', 'declaredAvailability', 'parseTarget', 'plan', 'planJson', 'referenceCapsules', 'schema',
   'portableCpu', 'linuxCpu', 'macOSCpu', 'windowsCpu', 'linuxCuda', 'windowsCuda', 'linuxRocm', 'macOSMetal', 'linuxTpu',
   'linuxTrainium', 'customChip', 'external'];

@@ -19,6 +19,21 @@ use backend_targets::vocab::{Architecture, OperatingSystem};
 use backend_targets::{Error, ErrorCode, Limits, Preset, PresetOptions};
 use backend_targets::{FromJsonText, ToJsonText};
 
+#[wasm_bindgen(typescript_custom_section)]
+const TS_NATIVE_CHANGE: &str = r#"
+/** One accelerator or feature the native probe decided: `{ accelerator }` or
+ *  `{ feature }`, kept, dropped or left as declared, with the reason and the
+ *  decision as a sentence. */
+export type NativeChange = Subject & {
+  /** Kept, dropped, or left as declared. */
+  action: ChangeAction;
+  /** Why: the deciding check's reason, or `requires-accelerator`, `not-probeable`. */
+  reason: NativeReason;
+  /** The decision as a sentence. */
+  detail: string;
+};
+"#;
+
 /// The host as Node names it (`process.platform`, `process.arch`), in the
 /// core's vocabulary: what Node does not name here is `unknown`.
 fn host(platform: &str, arch: &str) -> (OperatingSystem, Architecture) {
