@@ -11,6 +11,7 @@ command's status and bytes; none may be lost. Prints p50/p99 per window.
 import argparse
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -62,6 +63,7 @@ class Host:
         self.addr = args.addrs[index]
         self.proc = None
         self.starts = 0
+        self.recorded = set()
 
     def start(self):
         """The supervisor (deploy/wasmtime-serve-drain.sh) and its wasmtime serve, in the namespace."""
@@ -91,8 +93,10 @@ class Host:
             for child in children:
                 try:
                     if open(f'/proc/{child}/comm').read().strip().startswith('wasmtime'):
-                        with open(f'{RUN}/pids', 'a') as f:
-                            f.write(f'{child}\n')
+                        if child not in self.recorded:
+                            self.recorded.add(child)
+                            with open(f'{RUN}/pids', 'a') as f:
+                                f.write(f'{child}\n')
                         return int(child)
                 except OSError:
                     pass
@@ -155,7 +159,10 @@ def nginx_conf(down):
     """The test copy with `down` on the faulted host's line (retirement), or not."""
     path = f'{RUN}/nginx.conf'
     text = open(path).read()
-    line = next(l for l in text.split('\n') if l.strip().startswith(f'server {HOSTS[FAULTED].addr} '))
+    lines = [l for l in text.split('\n') if re.match(rf'\s*server {re.escape(HOSTS[FAULTED].addr)}[ ;]', l)]
+    if len(lines) != 1:
+        raise RuntimeError(f'nginx.conf: {len(lines)} server lines for {HOSTS[FAULTED].addr}, not 1')
+    line = lines[0]
     plain = line.replace(' down;', ';')
     new = plain.replace(';', ' down;') if down else plain
     open(path, 'w').write(text.replace(line, new))
@@ -333,6 +340,17 @@ def window(a, b):
     return [r for r in RESULTS if a <= r[0] < b]
 
 
+def guarded(action, what):
+    """The action, any exception it raises a RuntimeError naming it (a
+    StopIteration or SystemExit from a thread left asyncio waiting for ever)."""
+    def run():
+        try:
+            action()
+        except BaseException as error:
+            raise RuntimeError(f'{what} failed: {type(error).__name__}: {error}') from None
+    return run
+
+
 async def main():
     for host in HOSTS:
         host.start()
@@ -351,10 +369,10 @@ async def main():
         t0 = time.monotonic()
         await asyncio.sleep(args.before)
         t1 = time.monotonic()
-        await asyncio.to_thread(fault)
+        await asyncio.to_thread(guarded(fault, f'{name}: the fault'))
         await asyncio.sleep(during)
         t2 = time.monotonic()
-        await asyncio.to_thread(repair)
+        await asyncio.to_thread(guarded(repair, f'{name}: the repair'))
         await asyncio.sleep(args.after)
         marks.append((name, t0, t1, t2, time.monotonic()))
     stop.set()
