@@ -427,9 +427,11 @@ function nativeLines(resolution) {
   const { probe } = resolution;
   const accelerator = resolution.changes.find((change) => change.accelerator !== undefined);
   const subject = (change) => (change.accelerator !== undefined ? `accelerator ${change.accelerator}` : change.feature);
+  // Where no check ran, the report says why (also where nothing was declared to check).
+  const why = accelerator ?? (probe.reason === undefined ? undefined : { reason: probe.reason, detail: probe.message });
   return [
-    `decision: ${executionProviders(resolution)[0]} (${printable(accelerator?.reason ?? 'no accelerator declared')}): `
-      + `${printable(accelerator?.detail ?? '')}`,
+    `decision: ${executionProviders(resolution)[0]} (${printable(why?.reason ?? 'no accelerator declared')}): `
+      + `${printable(why?.detail ?? '')}`,
     ...resolution.changes.map((change) => `- ${printable(change.action)} ${printable(subject(change))} `
       + `(${printable(change.reason)}): ${printable(change.detail)}`),
     `probe: checks ${probe.checks.length} (${printable(probe.isolation)}) on ${printable(probe.os)} `

@@ -29,15 +29,24 @@ const ANSWER_MARGIN_MS = 250;
  *  or `-musl` (the C library Node was built against). */
 export function platformPackage(platform = process.platform, arch = process.arch) {
   if (platform !== 'linux') return `backend-targets-${platform}-${arch}`;
-  return `backend-targets-${platform}-${arch}-${glibcRuntime() === undefined ? 'musl' : 'gnu'}`;
+  return `backend-targets-${platform}-${arch}-${libc() === 'musl' ? 'musl' : 'gnu'}`;
 }
 
-/** The glibc Node runs on (undefined on musl), read once: Node's report
- *  takes some milliseconds to write. */
-let glibc;
-function glibcRuntime() {
-  glibc ??= { version: /** @type {any} */ (process.report?.getReport?.())?.header?.glibcVersionRuntime };
-  return glibc.version;
+/** The C library Node runs on, `'glibc'` or `'musl'` (as its report says;
+ *  `'glibc'` where there is no report to read, as in Deno without
+ *  `--allow-sys`), read once: Node's report takes milliseconds to write. */
+let runtimeLibc;
+function libc() {
+  if (runtimeLibc === undefined) {
+    let report;
+    try {
+      report = /** @type {any} */ (process.report?.getReport?.());
+    } catch {
+      report = undefined;
+    }
+    runtimeLibc = report?.header !== undefined && report.header.glibcVersionRuntime === undefined ? 'musl' : 'glibc';
+  }
+  return runtimeLibc;
 }
 
 /** This package's version (the platform package must be the same). */
@@ -80,7 +89,15 @@ const firstLine = (text) => text.trim().split('\n')[0].slice(0, 300);
  *  (`unsupported-platform` without a command, `timeout` past the bound,
  *  `check-crashed` when it failed), never rejects. */
 export function runProbe(target, timeoutMs, began, env = process.env) {
-  const command = locateCommand(env);
+  let command;
+  try {
+    command = locateCommand(env);
+  } catch (error) {
+    // A runtime that will not let the package look (Deno without --allow-env
+    // or --allow-read for node_modules): no command here.
+    return Promise.resolve({ reason: 'unsupported-platform', message: `no native command could be looked for in `
+      + `this runtime: ${error?.message ?? error}` });
+  }
   if (command.missing !== undefined) return Promise.resolve({ reason: 'unsupported-platform', message: command.missing });
   const left = timeoutMs - (performance.now() - began);
   const own = Math.max(1, Math.floor(left - Math.min(ANSWER_MARGIN_MS, left / 4)));

@@ -384,6 +384,15 @@ pub struct HostReport {
     pub ignored_loader_path: Vec<String>,
     /// Every check run, in the table's order.
     pub checks: Vec<CheckReport>,
+    /// Where no check ran (`isolation` `not-run`): why, as a reason
+    /// (`unsupported-platform`, `timeout`, `check-crashed`)...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
+    pub reason: Option<NativeReason>,
+    /// ... and as a sentence (what to install, what failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
+    pub message: Option<String>,
 }
 
 impl HostReport {
@@ -395,7 +404,7 @@ impl HostReport {
         ignored_loader_path: Vec<String>,
         checks: Vec<CheckReport>,
     ) -> Self {
-        Self { os, arch, isolation, timeout_ms, elapsed_ms, ignored_loader_path, checks }
+        Self { os, arch, isolation, timeout_ms, elapsed_ms, ignored_loader_path, checks, reason: None, message: None }
     }
 }
 

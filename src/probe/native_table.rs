@@ -214,7 +214,9 @@ impl NativeResolution {
     /// probe's: every row a check decides is dropped with `reason` and
     /// `message`, the rows that wait for a dropped accelerator with
     /// `requires-accelerator`, the ones no probe decides left as declared.
-    /// The host report names no check (`isolation` `not-run`).
+    /// The host report names no check (`isolation` `not-run`) and says
+    /// why (its `reason` and `message`), also where the target declares
+    /// nothing a check decides.
     pub fn without_probe(
         declared: &Target,
         host: (OperatingSystem, Architecture),
@@ -234,7 +236,9 @@ impl NativeResolution {
         let reports: Vec<CheckReport> =
             checks.into_iter().map(|check| CheckReport::new(check, reason, message)).collect();
         let changes = decide(declared, &reports);
-        let report = HostReport::new(host, Isolation::NotRun, (timeout_ms, elapsed_ms), Vec::new(), Vec::new());
+        let mut report = HostReport::new(host, Isolation::NotRun, (timeout_ms, elapsed_ms), Vec::new(), Vec::new());
+        report.reason = Some(reason);
+        report.message = Some(message.to_string());
         Self::from_changes(declared, changes, report)
     }
 }
@@ -306,6 +310,14 @@ mod tests {
         }
         assert_eq!(answer.probe.isolation, Isolation::NotRun);
         assert!(answer.probe.checks.is_empty());
+        assert_eq!(answer.probe.reason, Some(NativeReason::UnsupportedPlatform));
+        assert_eq!(answer.probe.message.as_deref(), Some("no native probe in this runtime"));
+        // Nothing to decide: no change, and the report still says why.
+        let cpu = Target::portable_cpu(OperatingSystem::Unknown, Architecture::Unknown);
+        let answer =
+            NativeResolution::without_probe(&cpu, host, (NativeReason::UnsupportedPlatform, "a browser"), (1, 0.0));
+        assert!(answer.changes.is_empty());
+        assert_eq!(answer.probe.reason, Some(NativeReason::UnsupportedPlatform));
         // libtorch on a CPU target is its own check, dropped with the reason;
         // a caller's chip is left as declared.
         let mut cpu = Target::linux_cpu(Architecture::X86_64);

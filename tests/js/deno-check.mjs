@@ -31,7 +31,13 @@ for (const cache of ['none', 'persistent', 'persistent']) {
   decisions.push({ probe: decided.probe, change: decided.changes[0], ms: performance.now() - started });
 }
 await api.clearVerifications();
+// The native decision: no platform package beside pkg/ (and no --allow-run):
+// a resolution all the same, its rows dropped with the reason.
+const nativeAnswer = await api.detectNative();
+const native = { reason: nativeAnswer.probe.reason, detail: nativeAnswer.probe.message,
+  isolation: nativeAnswer.probe.isolation, providers: api.executionProviders(nativeAnswer) };
 console.log(JSON.stringify({
+  native,
   planJson: `${api.planJson(request)}\n`, golden, limit, apiPresent: typeof navigator.gpu === 'object', probe, verified, resolved,
   decisions,
 }));

@@ -31,6 +31,12 @@ for (const entry of ['node.js', 'index.js']) {
   test(`Deno, ${entry}: planJson gives the golden bytes, probe answers a documented reason in time`, () => {
     const out = runDeno(entry);
     assert.equal(out.planJson, out.golden);
+    // detectNative(): no command for Deno here (no platform package beside
+    // pkg/), so the core's answer, unsupported-platform, saying why.
+    assert.equal(out.native.reason, 'unsupported-platform', JSON.stringify(out.native));
+    assert.equal(out.native.isolation, 'not-run');
+    assert.match(out.native.detail, entry === 'node.js' ? /no native command for this host/ : /this runtime cannot probe the host/);
+    assert.deepEqual(out.native.providers, ['cpu']);
     assert.equal(out.limit.code, 'limit-exceeded');
     assert.ok(out.apiPresent, 'Deno has navigator.gpu');
     for (const report of [out.probe, out.verified]) {
