@@ -208,8 +208,9 @@ if [[ $MODE == bench ]]; then
 fi
 
 # In the background and waited for: a signal to this script then runs its
-# trap at once (bash defers a trap until a foreground child ends).
-python3 scripts/pool/drive.py --run "$RUN" --front "$FRONT" --nginx "$NGINX" --component "$COMPONENT" \
+# trap at once (bash defers a trap until a foreground child ends). Bounded:
+# the phases take some 80 s; past 300 s something hangs, and the test fails.
+timeout 300 python3 scripts/pool/drive.py --run "$RUN" --front "$FRONT" --nginx "$NGINX" --component "$COMPONENT" \
   --cgroup "$CGROUP" --cgroup-root "$CGROUP_ROOT" --netns "${NETNS[@]}" --addrs "${ADDRS[@]}" \
   --links "${TAG}p0" "${TAG}p1" "${TAG}p2" &
 DRIVE_PID=$!

@@ -281,12 +281,18 @@ async def one(kind, body, status, expected, client):
     start = time.monotonic()
     head = (b'POST /plan HTTP/1.1\r\nhost: pool\r\ncontent-type: application/json\r\n'
             b'content-length: %d\r\nconnection: close\r\n\r\n' % len(body))
+    async def exchange():
+        reader, writer = await asyncio.open_connection('127.0.0.1', args.front, local_addr=(f'127.0.0.{client}', 0))
+        try:
+            writer.write(head + body)
+            await writer.drain()
+            return await reader.read()
+        finally:
+            writer.close()
     try:
-        reader, writer = await asyncio.wait_for(asyncio.open_connection('127.0.0.1', args.front, local_addr=(f'127.0.0.{client}', 0)), 5)
-        writer.write(head + body)
-        await writer.drain()
-        data = await asyncio.wait_for(reader.read(), 30)
-        writer.close()
+        # nginx gives up on a request within 20 s (proxy_next_upstream_timeout)
+        # plus one try's 10 s: 40 s is past any answer it can give.
+        data = await asyncio.wait_for(exchange(), 40)
     except (OSError, asyncio.TimeoutError) as error:
         return False, time.monotonic() - start, f'{kind}: {type(error).__name__} {error}'
     took = time.monotonic() - start
