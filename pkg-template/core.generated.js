@@ -8,7 +8,7 @@ export const DEFAULT_PROBE_TIMEOUT_MS = 2000;
 export const DEFAULT_VERIFY_BUDGET_MS = 1000;
 
 /** The version of a kept verdict's form, in its cache key (`verdictKey`). */
-export const VERDICT_FORMAT = 2;
+export const VERDICT_FORMAT = 3;
 
 /** Where a sentence below says the probe's bound. */
 export const TIMEOUT_MS = "{timeoutMs}";

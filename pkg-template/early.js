@@ -412,11 +412,13 @@ export function supportReport(answer, options) {
 function webLines(resolution, report) {
   const change = resolution?.changes.find((entry) => entry.feature === 'webGpu');
   const cached = report?.verification?.cached;
+  const keptAt = report?.verification?.keptAt;
   return [
     ...(resolution === undefined ? [] : [`decision: ${executionProviders(resolution)[0]} `
       + `(${printable(change?.reason ?? report?.reason)}): ${printable(change?.detail ?? '')}`]),
     `probe: ${printable(report?.reason)} in ${report?.elapsedMs} ms (timeoutMs ${report?.timeoutMs})`
-      + (cached === true ? '; the verdict from the cache (kept by an earlier verification)' : ''),
+      + (cached === true ? '; the verdict from the cache (kept by an earlier verification'
+        + `${Number.isFinite(keptAt) ? `, measured ${new Date(keptAt).toISOString()}` : ''})` : ''),
   ];
 }
 

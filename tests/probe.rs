@@ -281,6 +281,7 @@ fn verification(gpu_ms: f64, wasm_ms: f64) -> probe::verify::Verification {
         adapter_key: "backend-targets:verify:0123456789abcdef".into(),
         cached: false,
         not_kept: None,
+        kept_at: None,
     }
 }
 
@@ -433,6 +434,7 @@ fn a_kept_verdict_is_read_by_the_core_alone_and_strictly() {
     let figures = applied.verification.unwrap();
     assert!(figures.cached);
     assert_eq!(figures.elapsed_ms, 0.0);
+    assert_eq!(figures.kept_at, Some(now - DAY), "when it was measured and kept");
     assert_eq!(report.with_kept_verdict("{}", key, now), None);
 }
 
@@ -453,6 +455,7 @@ fn the_kept_verdicts_form_is_versioned() {
     let mut full = verification(0.25, 3.0);
     full.gpu_ms_more_than = Some(1.0);
     full.not_kept = Some("n".into());
+    full.kept_at = Some(2.0);
     let kept = KeptVerdict { at: 1.0, verdict: WebGpuVerdict::new(ProbeReason::Verified, "", "a", full) };
     let mut names = Vec::new();
     fields(&serde_json::from_str(&to_json(&kept)).unwrap(), "", &mut names);
@@ -460,10 +463,11 @@ fn the_kept_verdicts_form_is_versioned() {
     assert_eq!(
         (VERDICT_FORMAT, names.join(" ")),
         (
-            2,
+            3,
             "at verdict verdict.message verdict.reason verdict.verification verdict.verification.adapterKey \
              verdict.verification.budgetMs verdict.verification.cached verdict.verification.checked \
              verdict.verification.elapsedMs verdict.verification.gpuMs verdict.verification.gpuMsMoreThan \
+             verdict.verification.keptAt \
              verdict.verification.margin verdict.verification.maxError verdict.verification.maxErrorAt \
              verdict.verification.notKept verdict.verification.ratio verdict.verification.timerResolutionMs \
              verdict.verification.tolerance verdict.verification.wasmMs verdict.verification.workload"

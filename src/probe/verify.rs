@@ -175,6 +175,12 @@ pub struct Verification {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", tsify(optional))]
     pub not_kept: Option<String>,
+    /// Where the verdict came from the cache (`cached`): when it was
+    /// measured and kept, in milliseconds since the Unix epoch (what a
+    /// support report says of its age).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(optional))]
+    pub kept_at: Option<f64>,
 }
 
 /// [`Verification::not_kept`]'s sentence.

@@ -348,7 +348,7 @@ pub const VERDICT_MAX_AGE_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;
 /// [`WebGpuVerdict`] or [`Verification`] added, removed or changed) changes
 /// it, so that no profile looks up a verdict of another form. A test
 /// (tests/probe.rs) holds it to the form's JSON Schema.
-pub const VERDICT_FORMAT: u32 = 2;
+pub const VERDICT_FORMAT: u32 = 3;
 
 /// A verdict as the cache keeps it (JSON text in localStorage, IndexedDB or
 /// the module's memory): when it was kept (milliseconds since the Unix
@@ -372,10 +372,15 @@ impl KeptVerdict {
     /// `None` means is the same everywhere: the adapter is verified afresh,
     /// and the new verdict replaces the text.
     pub fn read(text: &str, key: &str, now: f64) -> Option<WebGpuVerdict> {
+        Self::read_with_time(text, key, now).map(|(_, verdict)| verdict)
+    }
+
+    /// [`KeptVerdict::read`], with when the verdict was kept.
+    fn read_with_time(text: &str, key: &str, now: f64) -> Option<(f64, WebGpuVerdict)> {
         let kept: Self = crate::json::from_json(text).ok()?;
         let age = now - kept.at;
         let fresh = (0.0..VERDICT_MAX_AGE_MS).contains(&age);
-        (fresh && kept.verdict.verification.adapter_key == key).then_some(kept.verdict)
+        (fresh && kept.verdict.verification.adapter_key == key).then_some((kept.at, kept.verdict))
     }
 }
 
@@ -385,8 +390,9 @@ impl ProbeReport {
     /// the verification's `elapsedMs` 0); `None` where the core does not
     /// read the text (the adapter is verified afresh).
     pub fn with_kept_verdict(&self, text: &str, key: &str, now: f64) -> Option<Self> {
-        let mut verdict = KeptVerdict::read(text, key, now)?;
+        let (at, mut verdict) = KeptVerdict::read_with_time(text, key, now)?;
         verdict.verification.cached = true;
+        verdict.verification.kept_at = Some(at);
         verdict.verification.elapsed_ms = 0.0;
         Some(self.clone().with_verdict(verdict))
     }
@@ -433,6 +439,89 @@ impl ProbeReason {
     /// or a timeout that may not happen again.
     pub fn is_lasting(self) -> bool {
         matches!(self, Self::Verified | Self::WrongResults | Self::SlowerThanWasm)
+    }
+
+    /// What happened, then what the app (or its user) should do: one
+    /// sentence per reason, the npm package README's table
+    /// ([`what_to_do_markdown`](Self::what_to_do_markdown), held to it by
+    /// tests/generated_js.rs). Every reason but `adapter-available` and
+    /// `verified` drops `webGpu`: the app runs its WebAssembly (CPU) kernels.
+    pub fn what_to_do(self) -> &'static str {
+        match self {
+            Self::AdapterAvailable => {
+                "`requestAdapter()` answered an adapter that could be read: use WebGPU; if \
+                 `probe().adapter.isFallbackAdapter` is true it is a software adapter, which \
+                 `allowFallbackAdapter: false` refuses"
+            }
+            Self::NoNavigator => {
+                "no `navigator` with WebGPU where WebGPU can run (Node, a WASI runtime, Node with a polyfilled \
+                 `navigator.gpu`): run the WebAssembly kernels; in Deno the probe runs as in a page"
+            }
+            Self::NoWebGpuApi => {
+                "`navigator.gpu` is absent (a browser without WebGPU, or a page that is not a secure context): serve \
+                 the page over `https://` (or `http://localhost`); otherwise run the WebAssembly kernels"
+            }
+            Self::NoAdapter => {
+                "`requestAdapter()` answered `null` (no usable GPU, a GPU or driver the browser blocks, WebGPU \
+                 turned off, or a headless browser): run the WebAssembly kernels; `chrome://gpu` (Chromium) says \
+                 why the GPU is blocked"
+            }
+            Self::AdapterRequestFailed => {
+                "`requestAdapter()` threw or rejected: run the WebAssembly kernels; the console has the browser's words"
+            }
+            Self::AdapterUnreadable => {
+                "`requestAdapter()` answered something that is not a readable adapter (a polyfill or an extension \
+                 standing in for WebGPU): run the WebAssembly kernels; check what replaced `navigator.gpu`"
+            }
+            Self::Timeout => {
+                "no answer within `timeoutMs` (2000 by default; the GPU process starting, or busy): run the \
+                 WebAssembly kernels now; probe again later, or give a longer `timeoutMs`"
+            }
+            Self::DeviceRequestFailed => {
+                "with `verifyDevice: true`, the adapter answered but `requestDevice()` failed (a lost GPU, limits it \
+                 cannot give): run the WebAssembly kernels"
+            }
+            Self::FallbackAdapter => {
+                "the adapter is a software one (SwiftShader, WARP, llvmpipe) and `allowFallbackAdapter: false` was \
+                 given: run the WebAssembly kernels, which are faster than a software GPU"
+            }
+            Self::Verified => {
+                "with `verify`, the adapter computed the workload right and no slower than WebAssembly: use WebGPU \
+                 (`verification` has the figures)"
+            }
+            Self::WrongResults => {
+                "with `verify`, the adapter's numbers were wrong: past the tolerance, NaN, infinite or all zeros \
+                 (`verification.maxError`, `maxErrorAt`): run the WebAssembly kernels; a driver or browser update may \
+                 fix it (the cache key changes with them); with `precision: 'f16'`, an f32 model may still run on \
+                 WebGPU"
+            }
+            Self::SlowerThanWasm => {
+                "with `verify`, right numbers, but more than 1.1 × slower than WebAssembly (`gpuMs`, `wasmMs`, \
+                 `ratio`; an integrated or software GPU): run the WebAssembly kernels; a much larger model may still \
+                 gain from the GPU: measure it with your runtime"
+            }
+            Self::DeviceLost => {
+                "with `verify`, the device was lost (or not given) while verifying, a GPU reset or a driver crash: \
+                 run the WebAssembly kernels; `clearVerifications()` is not needed (faults are not kept)"
+            }
+            Self::VerifyFailed => {
+                "with `verify`, a WebGPU call threw or an error scope caught an error, or the verification's module \
+                 could not be loaded (a service worker refuses `import()`; a network error), the browser's words in \
+                 the message: run the WebAssembly kernels; in a service worker, import `backend-targets/verify`; \
+                 else report the message to the browser's bug tracker"
+            }
+            Self::VerifyTimeout => {
+                "with `verify`, no verdict within `budgetMs` (1000 by default; a busy machine or a slow driver): run \
+                 the WebAssembly kernels now; a larger `budgetMs` may verify (timeouts are not kept, so the next call \
+                 verifies again)"
+            }
+        }
+    }
+
+    /// The npm package README's table of what each reason means and what to
+    /// do, from [`what_to_do`](Self::what_to_do).
+    pub fn what_to_do_markdown() -> String {
+        crate::error::what_to_do_table(Self::ALL.iter().map(|reason| (reason.as_str(), reason.what_to_do())))
     }
 }
 

@@ -484,6 +484,9 @@ describe('supportReport: a text a maintainer can act on, that a hostile adapter 
   test('where it ran and a cached verdict are said', () => {
     const cached = { ...report, reason: 'verified', verification: { cached: true } };
     assert.match(early.supportReport(cached), /the verdict from the cache/);
+    // When the kept verdict was measured, where the core says (keptAt).
+    const dated = { ...cached, verification: { cached: true, keptAt: Date.UTC(2026, 11, 1, 9, 30) } };
+    assert.match(early.supportReport(dated), /the verdict from the cache \(kept by an earlier verification, measured 2026-12-01T09:30:00\.000Z\)/);
     assert.match(early.supportReport(report), /^context: (page|Node\.js|Node\.js with a DOM emulation)/m);
   });
 });

@@ -184,6 +184,7 @@ impl Figures {
             adapter_key,
             cached: false,
             not_kept: None,
+            kept_at: None,
         }
     }
 }
