@@ -82,7 +82,7 @@ function sequence(lines, i, indent) {
       const [value, next] = block(lines, i + 1, lines[i + 1].indent);
       out.push(value);
       i = next;
-    } else if (/^[A-Za-z0-9_.\/-]+:(\s|$)/.test(rest) || /^["'][^"']*["']:(\s|$)/.test(rest)) {
+    } else if (/^[A-Za-z0-9_./-]+:(\s|$)/.test(rest) || /^["'][^"']*["']:(\s|$)/.test(rest)) {
       // A mapping as the item: its first key on the dash's line.
       const inner = indent + (lines[i].text.length - rest.length);
       const copy = lines.slice();
