@@ -37,7 +37,7 @@ const autocannon = createRequire(at('tests/js/package.json'))('autocannon');
 const quick = process.argv.includes('--quick');
 const hostsOnly = process.argv.includes('--hosts');
 
-const HELLO = at('http/target/wasm32-wasip2/release/examples/hello.wasm');
+const HELLO = at('target/wasm32-wasip2/service/examples/hello.wasm');
 const WASI = at('dist/backend-targets.wasm');
 const CONCURRENCY = [1, 8, 32, 64];
 const REQUESTS = {

@@ -14,7 +14,7 @@
 //
 //   cargo build --release --example plan_bench
 //   cargo build --release --target wasm32-wasip1 --example plan_bench
-//   cargo build --manifest-path http/Cargo.toml --release --target wasm32-wasip2 --example hello
+//   cargo build -p backend-targets-http --profile service --target wasm32-wasip2 --example hello
 //   scripts/build.sh && node bench/service-plan.mjs [--runs N]
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -25,7 +25,7 @@ import { ROOT } from '../tests/js/common.mjs';
 const autocannon = createRequire(`${ROOT}/tests/js/package.json`)('autocannon');
 const args = process.argv.slice(2);
 const RUNS = Number(args[args.indexOf('--runs') + 1]) || 3;
-const HELLO = `${ROOT}/http/target/wasm32-wasip2/release/examples/hello.wasm`;
+const HELLO = `${ROOT}/target/wasm32-wasip2/service/examples/hello.wasm`;
 const body = Buffer.from(JSON.stringify(planRequest(10_000)));
 
 /** Median ms of a plan inside one process (plan_bench's own timing). */

@@ -11,7 +11,7 @@ scripts/build.sh >/dev/null
 # --quiet, not 2>/dev/null: a compile error must show.
 cargo build --quiet --release --example plan_bench --example hello --example plan_phases
 cargo build --quiet --release --target wasm32-wasip1 --example plan_bench --example hello --example plan_phases
-cargo build --quiet --manifest-path http/Cargo.toml --release --target wasm32-wasip2 --example hello
+cargo build --quiet -p backend-targets-http --profile service --target wasm32-wasip2 --example hello
 node bench/run.mjs
 node bench/phases.mjs
 node bench/hostile.mjs

@@ -47,10 +47,10 @@ printf 'dist/backend-targets.wasm: %s bytes (cargo output %s bytes)\n' \
   "$(wc -c <dist/backend-targets.wasm)" "$(wc -c <"$wasi_built")"
 
 echo "== wasi:http component"
-# Its own package (http/, own lockfile and target folder); wasm-component-ld
+# A workspace member (http/), with the `service` profile (speed); wasm-component-ld
 # links the cdylib as a component. wasm-opt reads core modules, not components.
-cargo build --manifest-path http/Cargo.toml --release --target wasm32-wasip2 --lib
-cp http/target/wasm32-wasip2/release/backend_targets_http.wasm dist/backend-targets-http.wasm
+cargo build -p backend-targets-http --profile service --target wasm32-wasip2 --lib
+cp target/wasm32-wasip2/service/backend_targets_http.wasm dist/backend-targets-http.wasm
 printf 'dist/backend-targets-http.wasm: %s bytes\n' "$(wc -c <dist/backend-targets-http.wasm)"
 
 echo "== npm package"

@@ -48,7 +48,6 @@ trap - EXIT
 
 echo "== formatting and lints (rustfmt, clippy: WASI, browser, detect-only, macOS, Windows, the wasi:http component)"
 (cd fuzz && cargo fmt --check)
-(cd http && cargo fmt --check)
 cargo clippy --all-targets --target wasm32-wasip1 -- -D warnings
 # The browser module (crates/browser, with its tests), its three feature sets,
 # and the core as it builds it (its own tests are native: proptest's RNG has no
@@ -63,9 +62,9 @@ cargo clippy -p backend-targets --lib --target wasm32-unknown-unknown -- -D warn
 # linked (no linker here).
 cargo clippy --target aarch64-apple-darwin --lib -- -D warnings
 cargo clippy --target x86_64-pc-windows-gnu --lib -- -D warnings
-# The wasi:http component (its own package): the service natively, the component for wasm32-wasip2.
-cargo clippy --manifest-path http/Cargo.toml --all-targets -- -D warnings
-cargo clippy --manifest-path http/Cargo.toml --all-targets --target wasm32-wasip2 -- -D warnings
+# The wasi:http component (a workspace member, not a default one): the service natively, the component for wasm32-wasip2.
+cargo clippy -p backend-targets-http --all-targets -- -D warnings
+cargo clippy -p backend-targets-http --all-targets --target wasm32-wasip2 -- -D warnings
 
 echo "== rustdoc (every crate's docs, intra-doc links checked)"
 # Private items too: the modules' docs name each other (`[`de`]`, ...).
@@ -86,7 +85,7 @@ echo "== native Rust tests (the core's but its long oracle ran in the quick gate
 cargo test -p backend-targets --features schema strict_reader_oracle
 cargo test --features backend-targets/schema -p backend-targets-native-probe -p backend-targets-cli -p xtask
 # The service's routes and answers (http/src/service.rs), natively.
-cargo test --manifest-path http/Cargo.toml
+cargo test -p backend-targets-http
 
 log=$(mktemp); trap 'rm -f "$log"' EXIT
 echo "== the WASI command's allocator (crates/cli/src/main/wasi_alloc.rs, wasm32-wasip1, under wasmtime)"

@@ -1,43 +1,33 @@
-//! The service (`http/`) keeps its own lockfile (it builds for
-//! `wasm32-wasip2` with its own target folder, outside the workspace): every
-//! package it shares with the workspace is locked at the same version in
-//! both, so that the service answers with the very core, serde and
-//! serde_json the command and the browser module are built with.
+//! One lockfile for every crate that answers: the service (`http/`) is a
+//! member of the workspace (built for `wasm32-wasip2` with the `service`
+//! profile), so it is built with the very core, serde and serde_json the
+//! command and the browser module are, locked once in `Cargo.lock`. Only
+//! the fuzz targets (their own nightly toolchain, `fuzz/`) keep a lockfile
+//! of their own.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Each package of a `Cargo.lock` and the versions it is locked at.
-fn locked(path: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
-    let mut packages: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for block in text.split("[[package]]").skip(1) {
-        let field = |name: &str| {
-            block
-                .lines()
-                .find_map(|line| line.strip_prefix(&format!("{name} = \"")))
-                .and_then(|rest| rest.strip_suffix('"'))
-                .unwrap_or_else(|| panic!("{path}: a package without {name}"))
-                .to_string()
-        };
-        packages.entry(field("name")).or_default().insert(field("version"));
-    }
-    packages
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The quoted names of the `name = [...]` line of the `[workspace]` table.
+fn workspace_list(manifest: &str, name: &str) -> Vec<String> {
+    let line = manifest.lines().find(|line| line.starts_with(&format!("{name} = ["))).unwrap_or_default();
+    line.split('"').skip(1).step_by(2).map(str::to_string).collect()
 }
 
 #[test]
-fn the_service_locks_what_it_shares_with_the_workspace_at_the_same_versions() {
-    let workspace = locked("Cargo.lock");
-    let service = locked("http/Cargo.lock");
-    let shared: Vec<&String> = service.keys().filter(|name| workspace.contains_key(*name)).collect();
-    // The core and what its forms are read and written with, at least.
-    for name in ["backend-targets", "serde", "serde_json", "thiserror"] {
-        assert!(shared.iter().any(|shared| *shared == name), "http/Cargo.lock has no {name}");
+fn the_service_is_a_member_with_no_lockfile_of_its_own() {
+    let manifest = std::fs::read_to_string(Path::new(ROOT).join("Cargo.toml")).unwrap();
+    assert!(workspace_list(&manifest, "members").contains(&"http".to_string()), "http/ is a workspace member");
+    assert!(!workspace_list(&manifest, "exclude").contains(&"http".to_string()), "http/ is not excluded");
+    assert!(!Path::new(ROOT).join("http/Cargo.lock").exists(), "http/ has no lockfile of its own");
+    let service = std::fs::read_to_string(Path::new(ROOT).join("http/Cargo.toml")).unwrap();
+    assert!(!service.lines().any(|line| line.trim() == "[workspace]"), "http/Cargo.toml is no workspace root");
+    // Its profile is the workspace's `service` one: speed, not size.
+    assert!(manifest.contains("[profile.service]\ninherits = \"release\"\nopt-level = 3"), "the service profile");
+    // And the one lockfile holds it, with the core it shares.
+    let lock = std::fs::read_to_string(Path::new(ROOT).join("Cargo.lock")).unwrap();
+    for name in ["backend-targets-http", "backend-targets", "wstd"] {
+        assert!(lock.contains(&format!("\nname = \"{name}\"\n")), "Cargo.lock locks {name}");
     }
-    let differ: Vec<String> = shared
-        .iter()
-        .filter(|name| workspace[**name] != service[**name])
-        .map(|name| format!("{name}: workspace {:?}, http/ {:?}", workspace[*name], service[*name]))
-        .collect();
-    assert!(differ.is_empty(), "locked at other versions (run `cargo update` in http/):\n{}", differ.join("\n"));
 }

@@ -147,7 +147,7 @@ fn generate(_: &[String]) -> Result<(), String> {
         run_with("cargo", &core, &update)?;
     }
     run_with("cargo", &["test", "-p", "backend-targets-cli", "--test", "cli"], &update)?;
-    run_with("cargo", &["test", "--manifest-path", "http/Cargo.toml", "--lib"], &update)
+    run_with("cargo", &["test", "-p", "backend-targets-http", "--lib"], &update)
 }
 
 fn build(_: &[String]) -> Result<(), String> {
