@@ -44,6 +44,9 @@ struct StandIns {
     /// A folder whose `libcudnn.so.9` is a link to ok/libcudnn.so.9: the
     /// shim's `$ORIGIN` is this folder, where no libcudnn_graph.so.9 is.
     cudnn_link: PathBuf,
+    /// A libcuda.so.1 whose initialiser escapes the probe's end of its
+    /// check (`escape.c`: `ESCAPE_MODE`), then hangs.
+    escape: PathBuf,
     /// The sources' build folder (for files a test copies).
     root: PathBuf,
 }
@@ -59,7 +62,7 @@ fn stand_ins() -> &'static StandIns {
         let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/native");
         let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("native-stand-ins-{}", std::process::id()));
         let dir = |name: &str| root.join(name);
-        let (libtorch_cu13, cudnn_link) = (dir("libtorch-cu13"), dir("cudnn-link"));
+        let (libtorch_cu13, cudnn_link, escape) = (dir("libtorch-cu13"), dir("cudnn-link"), dir("escape"));
         let (ok, cu13, broken, deps, shim_only, hollow, driver_only, libtorch) = (
             dir("ok"),
             dir("cu13"),
@@ -81,6 +84,7 @@ fn stand_ins() -> &'static StandIns {
             &libtorch.join("lib"),
             &libtorch_cu13.join("lib"),
             &cudnn_link,
+            &escape,
         ] {
             std::fs::create_dir_all(d).unwrap();
         }
@@ -97,6 +101,7 @@ fn stand_ins() -> &'static StandIns {
         };
         shared("fake_cuda.c", &ok, "libcuda.so.1", &[]);
         shared("fake_hip.c", &ok, "libamdhip64.so.6", &[]);
+        shared("escape.c", &escape, "libcuda.so.1", &[]);
         let shim = ["-Wl,--disable-new-dtags,-rpath,$ORIGIN"];
         for (dir, cublas, cufft, cudnn_cudart) in [
             (
@@ -132,7 +137,7 @@ fn stand_ins() -> &'static StandIns {
         shared("empty.c", &deps, "libcublasLt.so.12", &[]);
         let deps_flag = format!("-L{}", deps.display());
         shared("empty.c", &broken, "libcublas.so.12", &[&deps_flag, "-Wl,--no-as-needed", "-l:libcublasLt.so.12"]);
-        StandIns { ok, cu13, broken, shim_only, hollow, driver_only, libtorch, libtorch_cu13, cudnn_link, root }
+        StandIns { ok, cu13, broken, shim_only, hollow, driver_only, libtorch, libtorch_cu13, cudnn_link, escape, root }
     })
 }
 
@@ -1156,6 +1161,66 @@ fn what_a_driver_detaches_with_setsid_ends_with_its_check() {
         }
         assert!(!left, "{mode}: the detached daemon {daemon} outlived the probe");
     }
+}
+
+#[test]
+fn a_hung_check_that_escapes_its_group_ends_with_the_probe() {
+    let s = stand_ins();
+    // A driver's initialiser moves a process out of the check's group (a
+    // fork that makes its own session, or joins the probe's group, or the
+    // check's process itself joining the probe's group), clears its
+    // parent-death signal, and the check hangs: at the deadline the probe
+    // ends the check's group, which no longer holds it. Once the probe has
+    // exited, none of them may be alive.
+    for mode in ["fork-setsid", "fork-join", "check-join"] {
+        let file = s.root.join(format!("escape-{mode}.pid"));
+        let _ = std::fs::remove_file(&file);
+        let env = [("ESCAPE_MODE", mode), ("ESCAPE_PIDFILE", file.to_str().unwrap())];
+        let run = command(&["probe", "linuxCuda", "--timeout-ms", "500"], &[&s.escape], &env, "");
+        assert_eq!(decided(&run.json, "accelerator", "cuda"), pair("dropped", "timeout"), "{mode}: {:#}", run.json);
+        let (escaped, check_pid) = pids_in(&file);
+        // (In `check-join` the check is the one that escaped: one pid.)
+        let mut pids = vec![escaped, check_pid];
+        pids.dedup();
+        let left: Vec<i32> = pids.into_iter().filter(|&pid| alive(pid)).collect();
+        for &pid in &left {
+            // SAFETY: ends a process this case's probe started, left behind.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        assert!(left.is_empty(), "{mode}: {left:?} outlived the probe (escaped {escaped}, check {check_pid})");
+        assert!(run.wall < Duration::from_secs(3), "{mode}: the probe took {:?}", run.wall);
+    }
+    // The probe ended by SIGTERM while the check that left its group hangs:
+    // the check goes with it.
+    let file = s.root.join("escape-sigterm.pid");
+    let _ = std::fs::remove_file(&file);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["probe", "linuxCuda", "--timeout-ms", "20000"])
+        .env("LD_LIBRARY_PATH", &s.escape)
+        .env("ESCAPE_MODE", "check-join")
+        .env("ESCAPE_PIDFILE", &file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: signal is async-signal-safe; the closure runs in the child
+    // before exec (SIGTERM at its default, as a terminal leaves it).
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            Ok(())
+        })
+    };
+    let mut child = cmd.spawn().unwrap();
+    let (_, check_pid) = pids_in(&file);
+    // SAFETY: signals the probe this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(libc::SIGTERM), "{status}");
+    let left = alive(check_pid);
+    if left {
+        // SAFETY: ends the check this case started, left behind.
+        unsafe { libc::kill(check_pid, libc::SIGKILL) };
+    }
+    assert!(!left, "the check {check_pid} that left its group outlived the probe ended by SIGTERM");
 }
 
 #[test]

@@ -20,7 +20,8 @@
 //! - exits at once after its answer (`_exit`: no library destructor runs);
 //! - starts with no signal blocked and every disposition at its default,
 //!   whatever the probe's own were (`child_setup`);
-//! - runs in its own process group, killed as a group once it has
+//! - runs in its own process group, killed as a group (and by its own pid,
+//!   should it have left the group: `setpgid` into the probe's) once it has
 //!   answered, at the deadline, or, where the program installed
 //!   [`install_termination_handlers`] (the command does, in its `main`), when
 //!   the probe is ended by `SIGTERM`, `SIGINT` or `SIGHUP`; on Linux it is
@@ -29,20 +30,25 @@
 //!   relative entries ([`LoaderPath`](crate::LoaderPath)): nothing is loaded from the caller's
 //!   working directory.
 //!
-//! What a library moves out of the group (`setsid`) is ended with the checks
-//! only where the program asked for it ([`adopt_detached_processes`], Linux:
-//! the command does), also when the probe is ended by `SIGTERM`, `SIGINT`
+//! What a library moves out of the group (`setsid`, or `setpgid` into
+//! another group of the session, its parent-death signal cleared) is ended
+//! with the checks only where the program asked for it
+//! ([`adopt_detached_processes`], Linux: the command does; why a subreaper
+//! and not a PID namespace or a cgroup: `subreaper`), also when the probe is ended by `SIGTERM`, `SIGINT`
 //! or `SIGHUP` (the probe then ends within some 20 ms plus `end_adopted`'s
 //! 250 ms at most); otherwise it is not killed. What a library forks lives
 //! on if the probe itself is killed with `SIGKILL` (which nothing can catch)
 //! while the check runs.
 //!
-//! Split by job: `child` (one check's process: started, ended), `channel`
-//! (the answers read back, within bounds), [`outcome`] (the report of a check
-//! that gave none), `processes` (the checks' processes run together until
-//! the deadline), `subreaper` (Linux: what a check detached, adopted and
-//! ended), [`threads`] (checks on threads of this process) and `windows` (the
-//! processes off Unix). This file owns the signal dispositions (`signals`
+//! Split by job, in layers (each uses only those before it; no import
+//! circle, crates/native-probe/tests/module_graph.rs): `wire` (the answer
+//! channel's fixed terms: its descriptor, the status of a process that lost
+//! it), [`outcome`] (the report of a check that gave none), `signals` (below),
+//! `child` (one check's process: started, ended), `channel` (the answers
+//! read back, within bounds), `subreaper` (Linux: what a check detached,
+//! adopted and ended), `processes` (the checks' processes run together until
+//! the deadline), [`threads`] (checks on threads of this process) and
+//! `windows` (the processes off Unix). This file owns the signal dispositions (`signals`
 //! below): the only `sigaction` calls of the library, which
 //! tests/library_effects.rs allows in this file alone.
 
@@ -57,9 +63,9 @@ mod subreaper;
 mod threads;
 #[cfg(not(unix))]
 mod windows;
-
 #[cfg(unix)]
-pub(crate) use channel::{ANSWER_FD, LOST_CHANNEL_STATUS};
+mod wire;
+
 #[cfg(unix)]
 pub(crate) use processes::in_processes;
 #[cfg(unix)]
@@ -69,6 +75,8 @@ pub(crate) use subreaper::adopt_detached_processes;
 pub(crate) use threads::in_threads;
 #[cfg(not(unix))]
 pub(crate) use windows::in_processes;
+#[cfg(unix)]
+pub(crate) use wire::{ANSWER_FD, LOST_CHANNEL_STATUS};
 
 /// Elsewhere (Windows) there are no termination signals to handle.
 #[cfg(not(unix))]
@@ -88,8 +96,11 @@ pub(crate) fn adopt_detached_processes() -> bool {
 mod signals {
     use std::sync::atomic::{AtomicI32, Ordering};
 
+    /// Whether this process adopts what its checks detach (a child
+    /// subreaper: `adopt_detached_processes` set it). Kept here, below the
+    /// `subreaper` module that sets it, for the handler that reads it.
     #[cfg(target_os = "linux")]
-    use super::subreaper::ADOPTING;
+    pub(super) static ADOPTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
     /// How many [`in_processes`](super::in_processes) calls are running.
     #[cfg(target_os = "linux")]
@@ -177,8 +188,15 @@ mod signals {
         for group in &GROUPS {
             let group = group.load(Ordering::SeqCst);
             if group > 0 {
-                // SAFETY: kill is async-signal-safe.
-                unsafe { libc::kill(-group, libc::SIGKILL) };
+                // SAFETY: kill is async-signal-safe. A group's id is its
+                // check's pid: the check is killed by its pid too, where
+                // it left the group (`setpgid`). The slot is cleared when
+                // the check is ended, right after it is reaped, if it was:
+                // the same bound as the group's id.
+                unsafe {
+                    libc::kill(-group, libc::SIGKILL);
+                    libc::kill(group, libc::SIGKILL);
+                }
             }
         }
         // Where this process adopts what checks detach, a running probe

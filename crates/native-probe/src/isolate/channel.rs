@@ -1,9 +1,9 @@
-//! The answer channel, as the probe reads it: the descriptor a check's
-//! process answers on and the status of one that lost it; waiting for news
-//! on the running checks' channels, reading only the new bytes (the steps
-//! they name, then the answer, at most [`MAX_ANSWER_BYTES`]), and what a
-//! running check has come to (its answer, an end without one, the
-//! deadline). Off Unix, the answer on the first complete line of a
+//! The answer channel, as the probe reads it (its fixed terms, the
+//! descriptor and the status of a process that lost it, are `wire`'s):
+//! waiting for news on the running checks' channels, reading only the new
+//! bytes (the steps they name, then the answer, at most
+//! [`MAX_ANSWER_BYTES`]), and what a running check has come to (its answer,
+//! an end without one, the deadline). Off Unix, the answer on the first complete line of a
 //! process's stdout. (The check's side writes it: [`Channel`](crate::Channel) in the crate's
 //! `lib.rs`; what the lines say: [`protocol`](crate::protocol).)
 
@@ -22,20 +22,6 @@ use super::outcome::{crashed, exited_without_answer, timed_out};
 use backend_targets::probe::native::CheckReport;
 #[cfg(not(unix))]
 use backend_targets::probe::native::NativeCheck;
-
-/// The file descriptor a check's process writes its answer to.
-#[cfg(unix)]
-pub const ANSWER_FD: i32 = 3;
-
-/// The exit status of a check's process that found, when it came to write on
-/// its answer channel, that a library had closed or replaced it (and the
-/// copy it made at its start): it wrote its answer nowhere. Chosen away
-/// from the statuses a library that ends the process itself uses (0 to a
-/// few, `exit(-1)`'s 255), and above 128 + every signal's number (64), so
-/// that no shell reads it as a signal's end either: any other status is
-/// reported as the library's `exit(N)`, with the step it ended in.
-#[cfg(unix)]
-pub const LOST_CHANNEL_STATUS: i32 = 193;
 
 /// The most bytes an answer may take (a report with 64 devices is a few KiB).
 pub(super) const MAX_ANSWER_BYTES: usize = 1 << 20;

@@ -3,7 +3,8 @@
 //! its working directory, a loader path without working-directory entries,
 //! its own process group, the answer pipe on [`ANSWER_FD`], death with the
 //! probe on Linux, every signal at its default) and how it ends (its group
-//! killed, reaped without blocking the probe).
+//! killed, and the check's own process by its pid, whatever group it moved
+//! to; reaped without blocking the probe).
 
 use std::fs::File;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -15,9 +16,9 @@ use std::sync::atomic::Ordering;
 use super::super::checks::Context;
 use super::super::load::LOADER_PATH_VARIABLE;
 use super::super::protocol::Request;
-use super::channel::ANSWER_FD;
 use super::outcome::not_started;
 use super::signals::{GROUPS, TerminationHeld, default_signals, register};
+use super::wire::ANSWER_FD;
 use backend_targets::probe::native::NativeCheck;
 
 /// One check's process while it runs.
@@ -117,15 +118,23 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     Ok((read, write))
 }
 
-/// Ends a check's process group (what it started with it) and reaps it
-/// without blocking the probe: a process stuck in the kernel dies only
-/// when it leaves it.
+/// Ends a check's process group (what it started with it) and the check's
+/// own process, and reaps it without blocking the probe: a process stuck in
+/// the kernel dies only when it leaves it.
 pub(super) fn end(mut process: Running) {
     let group = process.child.id() as libc::pid_t;
     // SAFETY: kill with a negative pid signals the group this probe
     // created for the check; its id is not reused while its leader is
     // unreaped or any member lives (once all are gone, ESRCH).
     unsafe { libc::kill(-group, libc::SIGKILL) };
+    // The check's process may have left that group (a library's
+    // initialiser that calls `setpgid` into another group of the session,
+    // the probe's own, and clears its parent-death signal): the group's
+    // kill misses it then, and it would outlive the probe. It is killed by
+    // its pid too; `Child::kill` signals nothing once the child has been
+    // reaped (its id may be another process's by then). What it started
+    // outside the group is the subreaper's sweep's (`end_adopted`).
+    let _ = process.child.kill();
     if let Some(slot) = process.slot {
         GROUPS[slot].store(0, Ordering::SeqCst);
     }

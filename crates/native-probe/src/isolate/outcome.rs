@@ -9,7 +9,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 
 #[cfg(unix)]
-use super::channel::{ANSWER_FD, LOST_CHANNEL_STATUS};
+use super::wire::{ANSWER_FD, LOST_CHANNEL_STATUS};
 
 pub(super) fn timed_out(check: NativeCheck, timeout_ms: u32, what: &str) -> CheckReport {
     CheckReport::new(

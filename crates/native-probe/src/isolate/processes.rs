@@ -13,9 +13,9 @@ use super::channel::{step, wait_for_news};
 use super::child::{Running, end, spawn};
 use super::outcome::{crashed, timed_out};
 #[cfg(target_os = "linux")]
-use super::signals::{PROBING, TERMINATING};
+use super::signals::{ADOPTING, PROBING, TERMINATING};
 #[cfg(target_os = "linux")]
-use super::subreaper::{ADOPTING, children, end_adopted};
+use super::subreaper::{children, end_adopted};
 use backend_targets::probe::native::{CheckReport, NativeCheck};
 
 /// Runs `checks` in child processes of `helper`, all at once, until `deadline`.

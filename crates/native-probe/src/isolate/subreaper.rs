@@ -1,16 +1,39 @@
 //! Linux: adopting what a check detached from its group (a daemon a driver
-//! started with `setsid`): this process made a child subreaper, its
-//! children read from `/proc`, and the sweep that ends and reaps what was
-//! adopted once a probe's checks have ended.
+//! started with `setsid`, or moved with `setpgid` into another group of the
+//! session, the probe's own, its parent-death signal cleared): this process
+//! made a child subreaper, its children read from `/proc`, and the sweep
+//! that ends and reaps what was adopted once a probe's checks have ended.
+//!
+//! Whatever group or session a check's descendant moved to, it stays a
+//! descendant: when its parent dies (the check, killed by its group and by
+//! its pid, `child::end`) it is reparented to the nearest subreaper, this
+//! process, and the sweep kills it by its pid, which cannot be reused
+//! before this process reaps it; what it started in turn comes here when it
+//! dies, and the sweep goes on until no adopted child is left (bounded at
+//! 250 ms). Chosen over the alternatives because it needs no privilege and
+//! changes nothing of what the check sees:
+//! - a PID namespace per check (`unshare(CLONE_NEWUSER | CLONE_NEWPID)`,
+//!   where killing its first process ends every process in it) works
+//!   unprivileged only where user namespaces are allowed: many hosts refuse
+//!   them (Ubuntu's AppArmor restriction since 23.10, Debian kernels'
+//!   `kernel.unprivileged_userns_clone=0`, container runtimes' seccomp
+//!   profiles, `user.max_user_namespaces=0`), and inside one the
+//!   check runs as a mapped user, with its own pids but the host's `/proc`
+//!   (unless it mounts its own): a vendor driver that reads either sees
+//!   something no real run sees, and a probe must not change the answer;
+//! - a cgroup per check (killed whole with `cgroup.kill`) needs a delegated
+//!   subtree, which an ordinary process, or one in a container, seldom has.
+//!
+//! A subreaper adopts every orphan below it, so only a process whose
+//! children are all the probe's may become one (`adopt_detached_processes`,
+//! which the command calls at its start); elsewhere what a check detached
+//! lives on, as the crate's documentation says.
 
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::signals::GROUPS;
-
-/// Whether [`adopt_detached_processes`] made this process a subreaper.
-pub(super) static ADOPTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+use super::signals::{ADOPTING, GROUPS};
 
 pub(crate) fn adopt_detached_processes() -> bool {
     // A live child this process has already (one it inherited through
