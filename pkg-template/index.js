@@ -47,20 +47,10 @@ export const planJson = guarded('planJson');
 export const referenceCapsules = guarded('referenceCapsules');
 export const schema = guarded('schema');
 export const resolve = guarded('resolve');
-export const portableCpu = guarded('portableCpu');
-export const linuxCpu = guarded('linuxCpu');
-export const macOSCpu = guarded('macOSCpu');
-export const windowsCpu = guarded('windowsCpu');
-export const linuxCuda = guarded('linuxCuda');
-export const windowsCuda = guarded('windowsCuda');
-export const linuxRocm = guarded('linuxRocm');
-export const macOSMetal = guarded('macOSMetal');
-export const wasmPreset = guarded('wasmPreset');
-export const linuxTpu = guarded('linuxTpu');
-export const linuxTrainium = guarded('linuxTrainium');
-export const customChip = guarded('customChip');
-export const external = guarded('external');
-export { wasmPreset as wasm };
+// The 13 presets (and `wasm`, the `wasmPreset` export under its seed name),
+// guarded as above: generated from the core's preset table by
+// tests/generated_js.rs.
+export * from './presets.generated.js';
 
 
 /** The verification entry, loaded on first use. */

@@ -1,20 +1,77 @@
 //! `pkg-template/core.generated.js`: what the package's JS entries say
 //! without the module (the answers a probe reaches before any adapter
-//! exists, and `probe()`'s default bound), generated from the core so that
-//! no sentence of it is copied by hand into JS. The test fails when the
-//! committed file is not what the core generates; `cargo xtask gen`
-//! (`UPDATE_GENERATED=1`) writes it. It also fails when a hand-written JS
-//! file of the package repeats one of the core's sentences.
+//! exists, and `probe()`'s default bound), and
+//! `pkg-template/presets.generated.js`: the full entry's preset exports, from
+//! the core's preset table; both generated from the core so that no sentence
+//! or name of it is copied by hand into JS. Also the npm package README's
+//! table of what each probe reason means and what to do
+//! (`ProbeReason::what_to_do`). The tests fail when a committed file is not
+//! what the core generates; `cargo xtask gen` (`UPDATE_GENERATED=1`) writes
+//! them. They also fail when a hand-written JS file of the package repeats
+//! one of the core's sentences.
 
 use std::path::Path;
 
-use backend_targets::Target;
 use backend_targets::json::to_json_pretty;
-use backend_targets::probe::verify::DEFAULT_VERIFY_BUDGET_MS;
-use backend_targets::probe::web::{DEFAULT_PROBE_TIMEOUT_MS, ProbeReport, Unreached, VERDICT_FORMAT, resolve};
+use backend_targets::probe::verify::{DEFAULT_VERIFY_BUDGET_MS, SPEED_MARGIN};
+use backend_targets::probe::web::{
+    DEFAULT_PROBE_TIMEOUT_MS, ProbeReason, ProbeReport, Unreached, VERDICT_FORMAT, resolve,
+};
+use backend_targets::{Preset, Target};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const GENERATED: &str = "pkg-template/core.generated.js";
+const PRESETS: &str = "pkg-template/presets.generated.js";
+const PACKAGE_README: &str = "pkg-template/README.md";
+
+/// The core's preset table (`preset_table!`, src/target.rs), as `(preset,
+/// the name of wasm-bindgen's export)` rows, in its order.
+macro_rules! preset_exports {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident = $spelling:literal (js $js:literal, fn $rust:ident):
+            $parameters:ident, os $os:ident, arch $arch:ident, accelerator $accelerator:ident,
+            features [$($feature:ident),*];
+    )+) => {
+        [$((Preset::$variant, $js)),+]
+    };
+}
+
+/// `presets.generated.js`'s text: each preset's export (wasm-bindgen's,
+/// under its JS name) behind the full entry's guard, and, for a preset whose
+/// JS name is not its own (`wasm`: the glue reserves it), an alias under its
+/// own name.
+fn generated_presets() -> String {
+    let rows = backend_targets::preset_table!(preset_exports);
+    let mut text = String::from(
+        "// Generated from the core's preset table (src/target.rs, `preset_table!`) by\n\
+         // tests/generated_js.rs: do not edit; `cargo xtask gen` writes it again.\n\
+         // The full entry's presets (index.js re-exports them): wasm-bindgen's\n\
+         // exports behind the entry's guard, each under its name in the module, and\n\
+         // under the preset's own name where the glue reserves it.\n\
+         import { guarded } from './guard.js';\n\n",
+    );
+    for (_, js) in rows {
+        text.push_str(&format!("export const {js} = guarded('{js}');\n"));
+    }
+    for (preset, js) in rows {
+        if preset.as_str() != js {
+            text.push_str(&format!("export {{ {js} as {} }};\n", preset.as_str()));
+        }
+    }
+    text
+}
+
+/// Writes `expected` to `relative` under `UPDATE_GENERATED`, then holds the
+/// committed file to it.
+fn holds_generated(relative: &str, expected: &str) {
+    let path = Path::new(ROOT).join(relative);
+    if std::env::var_os("UPDATE_GENERATED").is_some() {
+        std::fs::write(&path, expected).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(committed == expected, "{relative} is stale: run `cargo xtask gen`\n--- generated:\n{expected}");
+}
 
 /// The file's text, from the core.
 fn generated() -> String {
@@ -53,13 +110,93 @@ fn generated() -> String {
 
 #[test]
 fn the_generated_js_is_the_cores() {
-    let path = Path::new(ROOT).join(GENERATED);
-    let expected = generated();
-    if std::env::var_os("UPDATE_GENERATED").is_some() {
-        std::fs::write(&path, &expected).unwrap();
+    holds_generated(GENERATED, &generated());
+}
+
+#[test]
+fn the_preset_exports_are_the_cores_table() {
+    holds_generated(PRESETS, &generated_presets());
+}
+
+/// One export per preset, in `Preset::ALL`'s order, plus one alias per
+/// preset whose JS name is not its own: every preset is exported under its
+/// own name, and the JS names are distinct.
+#[test]
+fn every_preset_is_exported_under_its_own_name() {
+    let rows = backend_targets::preset_table!(preset_exports);
+    let presets: Vec<Preset> = rows.iter().map(|(preset, _)| *preset).collect();
+    assert_eq!(presets, Preset::ALL);
+    let text = generated_presets();
+    for preset in Preset::ALL {
+        let name = preset.as_str();
+        assert!(
+            text.contains(&format!("export const {name} = ")) || text.contains(&format!(" as {name} }};")),
+            "{name} is not exported under its own name:\n{text}"
+        );
     }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(committed == expected, "{GENERATED} is stale: run `cargo xtask gen`\n--- generated:\n{expected}");
+    let mut js: Vec<&str> = rows.iter().map(|(_, js)| *js).collect();
+    js.sort_unstable();
+    js.dedup();
+    assert_eq!(js.len(), Preset::ALL.len());
+    let aliases = rows.iter().filter(|(preset, js)| preset.as_str() != *js).count();
+    assert_eq!(text.lines().filter(|line| line.starts_with("export ")).count(), Preset::ALL.len() + aliases);
+    // The one alias today: the glue reserves `wasm`.
+    assert!(text.contains("export { wasmPreset as wasm };\n"), "{text}");
+}
+
+/// Every probe reason says what happened and what to do, in a sentence of
+/// its own; the sentences that name a default say the core's.
+#[test]
+fn every_probe_reason_says_what_to_do() {
+    let mut seen = Vec::new();
+    for reason in ProbeReason::ALL {
+        let advice = reason.what_to_do();
+        assert!(advice.len() > 40, "{reason}: {advice:?}");
+        assert!(!advice.trim().is_empty() && advice.trim() == advice, "{reason}: {advice:?}");
+        // What happened, then what to do; one line, no cell break.
+        assert!(advice.contains(": "), "{reason}: {advice:?}");
+        assert!(!advice.contains('\n') && !advice.contains('|'), "{reason}: {advice:?}");
+        assert!(!seen.contains(&advice), "{reason} repeats another reason's advice");
+        seen.push(advice);
+    }
+    let said = |reason: ProbeReason, figure: String| {
+        assert!(reason.what_to_do().contains(&figure), "{reason} does not say {figure}: {}", reason.what_to_do());
+    };
+    said(ProbeReason::Timeout, format!("{DEFAULT_PROBE_TIMEOUT_MS} by default"));
+    said(ProbeReason::VerifyTimeout, format!("{DEFAULT_VERIFY_BUDGET_MS} by default"));
+    said(ProbeReason::SlowerThanWasm, format!("{SPEED_MARGIN} ×"));
+    let table = ProbeReason::what_to_do_markdown();
+    assert_eq!(table.lines().count(), ProbeReason::ALL.len() + 2, "{table}");
+}
+
+/// The npm package README's "What each reason means, and what to do" table
+/// is `ProbeReason::what_to_do_markdown()`, in that section.
+#[test]
+fn the_package_readme_says_what_to_do_about_every_probe_reason() {
+    let table = ProbeReason::what_to_do_markdown();
+    let path = Path::new(ROOT).join(PACKAGE_README);
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let heading = "## What each reason means, and what to do\n";
+    let section = readme.find(heading).expect("the package README has the section");
+    let end = readme[section + heading.len()..].find("\n## ").map_or(readme.len(), |at| section + heading.len() + at);
+    if std::env::var_os("UPDATE_GENERATED").is_some() && !readme[section..end].contains(&table) {
+        let updated = format!("{}{}{}", &readme[..section], with_table(&readme[section..end], &table), &readme[end..]);
+        std::fs::write(&path, updated).unwrap();
+        return;
+    }
+    assert!(
+        readme[section..end].contains(&table),
+        "{PACKAGE_README}'s table of what to do about each probe reason is stale: run `cargo xtask gen`:\n{table}"
+    );
+}
+
+/// `document` with its first Markdown table (from its header row to the
+/// first line that is not a row) replaced by `table`.
+fn with_table(document: &str, table: &str) -> String {
+    let start = document.find("\n| ").expect("the section has a table") + 1;
+    let rows =
+        document[start..].lines().take_while(|line| line.starts_with('|')).map(|line| line.len() + 1).sum::<usize>();
+    format!("{}{table}{}", &document[..start], &document[start + rows..])
 }
 
 /// Every row's sentence says the bound where the module writes it, or
@@ -109,7 +246,7 @@ fn no_sentence_of_the_rust_sources_is_copied_into_js() {
     for folder in ["pkg-template", "crates/browser/src"] {
         files(&Path::new(ROOT).join(folder), "js", &mut js);
     }
-    js.retain(|path| !path.ends_with("core.generated.js"));
+    js.retain(|path| !path.ends_with("core.generated.js") && !path.ends_with("presets.generated.js"));
     assert!(js.len() >= 8, "{js:?}");
     let mut copies = Vec::new();
     for path in &js {

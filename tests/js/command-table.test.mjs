@@ -9,18 +9,24 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { NATIVE_BIN, ROOT } from './common.mjs';
 
+/** The presets' exports, as the core's preset table gives them: each name
+ *  pkg-template/presets.generated.js (written by tests/generated_js.rs)
+ *  exports, `export const NAME` or `export { NAME as ALIAS }`. */
+const PRESET_EXPORTS = [...readFileSync(join(ROOT, 'pkg-template', 'presets.generated.js'), 'utf8')
+  .matchAll(/^export (?:const (\w+) = |\{ \w+ as (\w+) \};$)/gm)].map((match) => match[1] ?? match[2]);
+
 /** Each command, and the exports of the package that answer as it does. */
 const COMMAND_EXPORTS = {
   presets: ['presets'],
-  target: ['portableCpu', 'linuxCpu', 'macOSCpu', 'windowsCpu', 'linuxCuda', 'windowsCuda', 'linuxRocm', 'macOSMetal',
-    'wasmPreset', 'wasm', 'linuxTpu', 'linuxTrainium', 'customChip', 'external', 'parseTarget'],
+  target: [...PRESET_EXPORTS, 'parseTarget'],
   availability: ['declaredAvailability', 'devices', 'providers'],
   plan: ['plan', 'planJson'],
-  probe: ['probe', 'detect', 'resolve', 'clearVerifications'],
+  probe: ['probe', 'detect', 'resolve', 'clearVerifications', 'detectNative'],
   'reference-capsules': ['referenceCapsules'],
   schema: ['schema'],
 };
@@ -58,6 +64,20 @@ test('every command has its exports in the package, and every export is a comman
   // Each command's exports answer as the command does, for one case each.
   const native = (args) => JSON.parse(spawnSync(NATIVE_BIN, args, { encoding: 'utf8' }).stdout);
   assert.deepEqual(pkg.presets(), native(['presets']));
+  // The preset exports are the presets: each preset under its own name, and
+  // every one of them (an alias too) gives a preset's target.
+  const targets = new Map(pkg.presets().map(({ name, target }) => [name, target]));
+  assert.ok(targets.size > 0 && targets.size === pkg.presets().length, 'the presets, each named once');
+  assert.ok(PRESET_EXPORTS.length >= targets.size, `preset exports: ${PRESET_EXPORTS}`);
+  for (const [name, target] of targets) {
+    assert.ok(PRESET_EXPORTS.includes(name), `the preset ${name} is not exported under its own name`);
+    assert.deepEqual(pkg[name](), target, `${name}()`);
+  }
+  for (const name of PRESET_EXPORTS) {
+    const target = pkg[name]();
+    assert.ok([...targets.values()].some((preset) => JSON.stringify(preset) === JSON.stringify(target)),
+      `${name}() gives no preset's target`);
+  }
   assert.deepEqual(pkg.linuxCuda({ enableLibTorch: true }), native(['target', 'linuxCuda', '--enable-libtorch']));
   assert.deepEqual(pkg.declaredAvailability(pkg.linuxRocm()), native(['availability', 'linuxRocm']));
   assert.deepEqual(pkg.referenceCapsules(), native(['reference-capsules']));
