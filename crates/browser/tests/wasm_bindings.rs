@@ -7,6 +7,7 @@
 //!   cargo test -p backend-targets-browser --target wasm32-unknown-unknown --test wasm_bindings
 #![cfg(browser)]
 
+use backend_targets::Preset;
 use backend_targets_browser as api;
 use js_sys::{Array, BigInt, Function, JSON, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
@@ -58,22 +59,35 @@ fn expected_list(error: &JsValue) -> Vec<String> {
 
 type PresetFn = fn(JsValue) -> Result<JsValue, JsValue>;
 
-fn presets_table() -> [(&'static str, PresetFn, &'static str); 13] {
-    [
-        ("portableCpu", api::portable_cpu, golden!("target-portableCpu")),
-        ("linuxCpu", api::linux_cpu, golden!("target-linuxCpu")),
-        ("macOSCpu", api::macos_cpu, golden!("target-macOSCpu")),
-        ("windowsCpu", api::windows_cpu, golden!("target-windowsCpu")),
-        ("linuxCuda", api::linux_cuda, golden!("target-linuxCuda")),
-        ("windowsCuda", api::windows_cuda, golden!("target-windowsCuda")),
-        ("linuxRocm", api::linux_rocm, golden!("target-linuxRocm")),
-        ("macOSMetal", api::macos_metal, golden!("target-macOSMetal")),
-        ("wasm", api::wasm, golden!("target-wasm")),
-        ("linuxTpu", api::linux_tpu, golden!("target-linuxTpu")),
-        ("linuxTrainium", api::linux_trainium, golden!("target-linuxTrainium")),
-        ("customChip", api::custom_chip, golden!("target-customChip")),
-        ("external", api::external, golden!("target-external")),
-    ]
+/// The core's preset table (`preset_table!`, src/target.rs) as this module's
+/// rows: each preset, its spelling, the binding's function and the
+/// command's golden target (`target-<spelling>.out`), in the table's order.
+macro_rules! preset_rows {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident = $spelling:literal (js $js:literal, fn $rust:ident):
+            $parameters:ident, os $os:ident, arch $arch:ident, accelerator $accelerator:ident,
+            features [$($feature:ident),*];
+    )+) => {
+        [$((
+            Preset::$variant,
+            $spelling,
+            api::$rust as PresetFn,
+            include_str!(concat!("../../../tests/vectors/cli/target-", $spelling, ".out")).trim_end_matches('\n'),
+        )),+]
+    };
+}
+
+fn presets_table() -> Vec<(&'static str, PresetFn, &'static str)> {
+    let rows = backend_targets::preset_table!(preset_rows);
+    let presets: Vec<Preset> = rows.iter().map(|(preset, ..)| *preset).collect();
+    assert_eq!(presets, Preset::ALL, "the table's rows are Preset::ALL, in its order");
+    rows.iter()
+        .map(|&(preset, spelling, function, golden)| {
+            assert_eq!(preset.as_str(), spelling);
+            (spelling, function, golden)
+        })
+        .collect()
 }
 
 #[wasm_bindgen_test]
