@@ -27,17 +27,17 @@ test('pkg/index.js is one module: it imports nothing but the verification, on de
 });
 
 test('before init, calls fail; initSync({ module }) initialises once', async () => {
-  // Every function says so (a raw TypeError before), and probe and
-  // detect reject rather than throw.
+  // Every function says so (a raw TypeError before), and probe, detect and
+  // detectNative reject rather than throw.
   const first = /^\[usage\] at \(top level\): call init\(\) first/;
   for (const [name, fn] of Object.entries(index)) {
     // clearVerifications needs no module: it clears kept verdicts (none in Node);
     // executionProviders and transformersOptions read a resolution.
-    if (typeof fn !== 'function' || ['default', 'initSync', 'probe', 'detect', 'BackendTargetsError', 'isBackendTargetsError', 'clearVerifications', 'executionProviders', 'transformersOptions', 'supportReport'].includes(name)) continue;
+    if (typeof fn !== 'function' || ['default', 'initSync', 'probe', 'detect', 'detectNative', 'BackendTargetsError', 'isBackendTargetsError', 'clearVerifications', 'executionProviders', 'transformersOptions', 'supportReport'].includes(name)) continue;
     assert.throws(() => fn({}), (e) => e.name === 'BackendTargetsError' && e.code === 'usage' && first.test(e.message), name);
   }
   assert.equal(await index.clearVerifications(), undefined, 'clearVerifications needs no init');
-  for (const name of ['probe', 'detect']) {
+  for (const name of ['probe', 'detect', 'detectNative']) {
     const answer = index[name]();
     assert.ok(answer instanceof Promise, `${name} returns a promise`);
     await assert.rejects(answer, (e) => e.name === 'BackendTargetsError' && first.test(e.message), name);
@@ -47,6 +47,14 @@ test('before init, calls fail; initSync({ module }) initialises once', async () 
   assert.equal(index.initSync({ module: new Uint8Array([0]) }), exports, 'a second initSync is a no-op');
   assert.equal(await index.default(), exports, 'init() after initSync resolves to the same instance');
   assert.equal(index.presets().length, 13);
+  // The browser's entry has no command to run: the core's answer, saying why
+  // (the default target here is the portable CPU one: no row to drop).
+  const native = await index.detectNative();
+  assert.deepEqual([native.probe.isolation, native.probe.reason], ['not-run', 'unsupported-platform']);
+  assert.match(native.probe.message, /this runtime cannot probe the host/);
+  assert.deepEqual(index.executionProviders(native), ['cpu']);
+  const cuda = await index.detectNative('linuxCuda');
+  assert.deepEqual(cuda.changes.map((c) => [c.accelerator ?? c.feature, c.action, c.reason])[0], ['cuda', 'dropped', 'unsupported-platform']);
 });
 
 test('init() that cannot fetch the .wasm names its URL and why (esbuild, which copies no .wasm, gave "HTTP status code is not ok")', async () => {
