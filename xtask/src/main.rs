@@ -28,7 +28,7 @@ const TASKS: &[Task] = &[
     Task {
         name: "gen",
         about: "writes every generated file, one way (UPDATE_GENERATED=1 on the tests that hold them): \
-                pkg-template/core.generated.js, schemas/defs.json, the command's goldens, and the tables README.md and \
+                pkg-template/core.generated.js and presets.generated.js, schemas/defs.json, the command's goldens, and the tables README.md and \
                 docs/SPEC.md show from the code",
         run: generate,
     },
