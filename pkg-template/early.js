@@ -345,7 +345,26 @@ const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u
 function printable(text, fenced = false) {
   const escape = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
   const plain = String(text).replace(UNPRINTABLE, escape);
-  return fenced ? plain.replaceAll('`', escape('`')) : plain;
+  return bounded(fenced ? plain.replaceAll('`', escape('`')) : plain);
+}
+
+/** The most characters a support report's line keeps: a foreign string
+ *  (an adapter's description, a browser's message) of any length leaves
+ *  the report readable, and the report's length bounded by its lines. */
+const REPORT_LINE_MAX = 1000;
+
+/** `line` cut at REPORT_LINE_MAX characters, saying how many were left out. */
+function bounded(line) {
+  if (line.length <= REPORT_LINE_MAX) return line;
+  return `${line.slice(0, REPORT_LINE_MAX)}… (${line.length - REPORT_LINE_MAX} more characters left out)`;
+}
+
+/** A kept verdict's date and age: `measured <ISO date>, <age> before this report`. */
+function measured(keptAt) {
+  if (!Number.isFinite(keptAt)) return '';
+  const hours = (Date.now() - keptAt) / 3_600_000;
+  const age = hours < 48 ? `${Math.max(0, hours).toFixed(1)} hours` : `${(hours / 24).toFixed(1)} days`;
+  return `, measured ${new Date(keptAt).toISOString()}, ${age} before this report`;
 }
 
 /** Where this runs: a page, a kind of worker, Node, Deno, Bun, or unknown. */
@@ -373,9 +392,10 @@ const yesNo = (value) => (value === true ? 'yes' : value === false ? 'no' : 'unk
  *  software one, its features and limits, the verdict and its figures; or
  *  the host's checks), as JSON. Every foreign string is escaped (no
  *  control, C1 or bidirectional character, no backtick in the block): one
- *  line a fact, one fenced block. Reads what it is given; asks nothing.
- *  Anything that is neither a resolution nor a report is a
- *  BackendTargetsError (`invalid-value`). */
+ *  line a fact, one fenced block; a line over 1000 characters is cut there,
+ *  saying how much was left out, so the report's length is bounded. Reads
+ *  what it is given; asks nothing. Anything that is neither a resolution
+ *  nor a report is a BackendTargetsError (`invalid-value`). */
 export function supportReport(answer, options) {
   const kind = kindOf(answer);
   if (kind === undefined) {
@@ -418,7 +438,7 @@ function webLines(resolution, report) {
       + `(${printable(change?.reason ?? report?.reason)}): ${printable(change?.detail ?? '')}`]),
     `probe: ${printable(report?.reason)} in ${report?.elapsedMs} ms (timeoutMs ${report?.timeoutMs})`
       + (cached === true ? '; the verdict from the cache (kept by an earlier verification'
-        + `${Number.isFinite(keptAt) ? `, measured ${new Date(keptAt).toISOString()}` : ''})` : ''),
+        + `${measured(keptAt)})` : ''),
   ];
 }
 

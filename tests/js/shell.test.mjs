@@ -486,7 +486,18 @@ describe('supportReport: a text a maintainer can act on, that a hostile adapter 
     assert.match(early.supportReport(cached), /the verdict from the cache/);
     // When the kept verdict was measured, where the core says (keptAt).
     const dated = { ...cached, verification: { cached: true, keptAt: Date.UTC(2026, 11, 1, 9, 30) } };
-    assert.match(early.supportReport(dated), /the verdict from the cache \(kept by an earlier verification, measured 2026-12-01T09:30:00\.000Z\)/);
+    assert.match(early.supportReport(dated), /the verdict from the cache \(kept by an earlier verification, measured 2026-12-01T09:30:00\.000Z, [0-9.]+ (hours|days) before this report\)/);
+    const hourAgo = { ...cached, verification: { cached: true, keptAt: Date.now() - 3_600_000 } };
+    assert.match(early.supportReport(hourAgo), /, 1\.0 hours before this report\)/);
+  });
+
+  test('a foreign string of any length leaves every line of the report bounded', () => {
+    const long = { ...report, message: `x${'\u202e'.repeat(10)}${'y'.repeat(50_000)}` };
+    const text = early.supportReport(long);
+    const lines = text.split('\n');
+    assert.ok(lines.every((line) => line.length <= 1100), `the longest line: ${Math.max(...lines.map((l) => l.length))}`);
+    assert.match(text, /… \(\d+ more characters left out\)/);
+    assert.ok(text.length < 20_000, `${text.length} characters`);
     assert.match(early.supportReport(report), /^context: (page|Node\.js|Node\.js with a DOM emulation)/m);
   });
 });
