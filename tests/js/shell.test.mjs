@@ -501,3 +501,62 @@ describe('supportReport: a text a maintainer can act on, that a hostile adapter 
     assert.match(early.supportReport(report), /^context: (page|Node\.js|Node\.js with a DOM emulation)/m);
   });
 });
+
+describe('detectNative() in the full entry: the JS carries, the core decides', () => {
+  before(() => leavePage());
+
+  /** The stub module's two native calls, recording what the entry asked
+   *  (the entry's glue and its guard's, which wraps these two). */
+  function nativeModule(log) {
+    return {
+      ...fullModule([]),
+      nativeCall: (target, options, platform, arch) => {
+        log.push({ call: [target, options, platform, arch] });
+        return { target: { os: 'linux', accelerator: 'cuda' }, timeoutMs: options?.timeoutMs ?? 5000 };
+      },
+      nativeWithoutProbe: (target, platform, arch, reason, message, timeoutMs, elapsedMs) => {
+        log.push({ without: [target, platform, arch, reason, message, timeoutMs] });
+        assert.ok(elapsedMs >= 0, 'the time since the call began');
+        return { probe: { isolation: 'not-run', reason, message } };
+      },
+    };
+  }
+
+  test('no runner (a browser): the core answers unsupported-platform, and nothing runs', async () => {
+    const log = [];
+    const module = nativeModule(log);
+    const { entry } = await freshEntry('index.js', { index: module, guard: module });
+    await entry.default(wasmWith('./backend_targets_bg.js', EXPORTS));
+    const answer = await entry.detectNative('linuxCuda', { timeoutMs: 900 });
+    assert.deepEqual(log[0], { call: ['linuxCuda', { timeoutMs: 900 }, 'unknown', 'unknown'] });
+    assert.equal(log[1].without[3], 'unsupported-platform');
+    assert.match(log[1].without[4], /this runtime cannot probe the host/);
+    assert.equal(log[1].without[5], 900);
+    assert.deepEqual(answer.probe, { isolation: 'not-run', reason: 'unsupported-platform', message: log[1].without[4] });
+  });
+
+  test('a runner: the command\'s answer as it is; no answer is the core\'s, with the runner\'s reason; the bound from the first line', async () => {
+    const log = [];
+    const module = nativeModule(log);
+    const { entry } = await freshEntry('index.js', { index: module, guard: module });
+    await entry.default(wasmWith('./backend_targets_bg.js', EXPORTS));
+    const runs = [];
+    const outcomes = [{ resolution: { from: 'the command' } }, { reason: 'timeout', message: 'no answer within 50 ms' }];
+    entry.default[Symbol.for('backend-targets.nativeRunner')]({
+      host: () => ({ platform: 'linux', arch: 'x64' }),
+      run: async (target, timeoutMs, began) => {
+        runs.push({ target, timeoutMs, began });
+        return outcomes.shift();
+      },
+    });
+    const before = performance.now();
+    assert.deepEqual(await entry.detectNative(), { from: 'the command' });
+    assert.deepEqual(log[0].call, [undefined, undefined, 'linux', 'x64']);
+    assert.deepEqual(runs[0].target, { os: 'linux', accelerator: 'cuda' });
+    assert.ok(runs[0].began >= before && runs[0].began <= performance.now(), 'the bound counts from the call');
+    assert.equal(log.length, 1, 'the command answered: the core is not asked again');
+    const timedOut = await entry.detectNative(undefined, { timeoutMs: 50 });
+    assert.deepEqual(timedOut.probe, { isolation: 'not-run', reason: 'timeout', message: 'no answer within 50 ms' });
+    assert.deepEqual(log[2].without.slice(1, 6), ['linux', 'x64', 'timeout', 'no answer within 50 ms', 50]);
+  });
+});
