@@ -49,9 +49,11 @@ function libc() {
   return runtimeLibc;
 }
 
-/** This package's version (the platform package must be the same). */
+/** This package's version (the platform package must be the same), read once. */
+let packageVersion;
 function ownVersion() {
-  return JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version;
+  packageVersion ??= JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version;
+  return packageVersion;
 }
 
 /** The command to run: `{ path }`, or `{ missing }` saying why there is none. */
