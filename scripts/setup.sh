@@ -14,10 +14,12 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "rustup targets and components (rustfmt, clippy)"
 installed=$(rustup target list --installed)
-# aarch64-apple-darwin and x86_64-pc-windows-gnu: only to check that the
-# native probe's macOS and Windows paths compile (scripts/test.sh; linking
-# for them is impossible here).
-for t in wasm32-unknown-unknown wasm32-wasip1 wasm32-wasip2 aarch64-apple-darwin x86_64-pc-windows-gnu; do
+# aarch64-apple-darwin, x86_64-pc-windows-gnu, aarch64-unknown-linux-gnu and
+# x86_64-unknown-linux-musl: only to check that the native command compiles
+# for the hosts of the other platform packages (scripts/test.sh; linking for
+# them is impossible here).
+for t in wasm32-unknown-unknown wasm32-wasip1 wasm32-wasip2 aarch64-apple-darwin x86_64-pc-windows-gnu \
+  aarch64-unknown-linux-gnu x86_64-unknown-linux-musl; do
   grep -qx "$t" <<<"$installed" || rustup target add "$t"
 done
 # The formatting and lint gates (scripts/test.sh).

@@ -62,6 +62,10 @@ cargo clippy -p backend-targets --lib --target wasm32-unknown-unknown -- -D warn
 # linked (no linker here).
 cargo clippy --target aarch64-apple-darwin --lib -- -D warnings
 cargo clippy --target x86_64-pc-windows-gnu --lib -- -D warnings
+# The other Linux platform packages' hosts (scripts/platform-package.mjs):
+# aarch64 glibc (where c_char is unsigned) and x86_64 musl.
+cargo clippy --target aarch64-unknown-linux-gnu --lib -- -D warnings
+cargo clippy --target x86_64-unknown-linux-musl --lib -- -D warnings
 # The wasi:http component (a workspace member, not a default one): the service natively, the component for wasm32-wasip2.
 cargo clippy -p backend-targets-http --all-targets -- -D warnings
 cargo clippy -p backend-targets-http --all-targets --target wasm32-wasip2 -- -D warnings

@@ -129,8 +129,9 @@ pub(crate) unsafe fn symbol<T: Copy>(library: &Library, name: &str) -> Result<T,
 /// whole buffer when it wrote none (never past its end), as UTF-8 with
 /// invalid bytes replaced.
 pub(crate) fn text_in(buffer: &[c_char]) -> String {
-    // c_char is i8 or u8 by platform: the same bytes either way.
-    let bytes: Vec<u8> = buffer.iter().map(|&c| c as u8).take_while(|&b| b != 0).collect();
+    // c_char is i8 (x86_64) or u8 (aarch64 Linux) by platform: its one byte,
+    // the same either way, without a cast that is a no-op on one of them.
+    let bytes: Vec<u8> = buffer.iter().map(|&c| c.to_ne_bytes()[0]).take_while(|&b| b != 0).collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
